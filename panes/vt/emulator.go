@@ -1,0 +1,316 @@
+package vt
+
+import (
+	"github.com/okstra/cockpit/panes/term"
+)
+
+// DefaultScrollback is the number of scrollback lines kept unless
+// WithScrollback says otherwise.
+const DefaultScrollback = 10000
+
+// Option configures an Emulator.
+type Option func(*Emulator)
+
+// WithScrollback keeps at most n lines of scrollback (0 keeps none).
+func WithScrollback(n int) Option {
+	return func(e *Emulator) { e.sb.limit = max(n, 0) }
+}
+
+type line struct {
+	cells   []Cell
+	wrapped bool // the text goes on in the next line (autowrap)
+}
+
+// screen is a ring of lines: row y is lines[(head+y) % len(lines)], so a
+// full-screen scroll moves head instead of cells.
+type screen struct {
+	lines []line
+	head  int
+}
+
+func (s *screen) row(y int) *line {
+	i := s.head + y
+	if i >= len(s.lines) {
+		i -= len(s.lines)
+	}
+	return &s.lines[i]
+}
+
+// savedCursor is what DECSC keeps.
+type savedCursor struct {
+	x, y        int
+	wrapPending bool
+	pen         pen
+	charsets    [4]uint8
+	gl          uint8
+	origin      bool
+	autowrap    bool
+	valid       bool
+}
+
+// pen is the style new cells get.
+type pen struct {
+	fg, bg Color
+	attr   Attr
+	ul     Color
+	link   uint16
+	ext    uint16 // interned (ul, link)
+}
+
+const (
+	csASCII uint8 = iota
+	csDECGraphics
+	csUK
+)
+
+// Emulator is the cockpit's terminal emulator. It implements term.Emulator
+// and is not safe for concurrent use.
+type Emulator struct {
+	cols, rows int
+	screens    [2]screen
+	scr        *screen
+	alt        bool
+
+	x, y        int
+	wrapPending bool
+	pen         pen
+	charsets    [4]uint8
+	gl          uint8
+	single      uint8 // single shift (2 or 3) for the next character
+	saved       [2]savedCursor
+
+	top, bot int // scroll region, inclusive
+
+	autowrap, origin, insert, lnm, cursorVisible bool
+	modes                                        term.Modes
+
+	tabs  []bool
+	sb    scrollback
+	dirty []bool
+	title string
+
+	reply func([]byte)
+	event func(term.Event)
+
+	t tables
+	p parser
+
+	utf8buf   [4]byte
+	utf8n     int // bytes in utf8buf
+	utf8need  int // total bytes the pending rune needs
+	lastCh    rune
+	joinNext  bool // the last rune was a ZWJ: the next one joins its cluster
+	scratch   []byte
+	replyBuf  []byte
+	cellsBuf  []Cell
+	tmpLines  []line
+	writeHook func()
+}
+
+var _ term.Emulator = (*Emulator)(nil)
+
+// New returns an emulator of cols×rows with DefaultScrollback lines of
+// scrollback unless an option says otherwise.
+func New(cols, rows int, opts ...Option) *Emulator {
+	e := &Emulator{}
+	e.sb.limit = DefaultScrollback
+	for _, o := range opts {
+		o(e)
+	}
+	e.t.init()
+	e.cols, e.rows = max(cols, 1), max(rows, 1)
+	for i := range e.screens {
+		e.screens[i] = newScreen(e.cols, e.rows)
+	}
+	e.dirty = make([]bool, e.rows)
+	e.reset()
+	return e
+}
+
+func newScreen(cols, rows int) screen {
+	s := screen{lines: make([]line, rows)}
+	block := make([]Cell, cols*rows)
+	for i := range s.lines {
+		s.lines[i].cells = block[i*cols : (i+1)*cols : (i+1)*cols]
+	}
+	return s
+}
+
+// reset is RIS: both screens cleared, modes and tabs to their defaults. The
+// scrollback is kept, as in xterm.
+func (e *Emulator) reset() {
+	for i := range e.screens {
+		s := &e.screens[i]
+		for y := range s.lines {
+			clear(s.lines[y].cells)
+			s.lines[y].wrapped = false
+		}
+		s.head = 0
+	}
+	e.scr = &e.screens[0]
+	e.alt = false
+	e.x, e.y, e.wrapPending = 0, 0, false
+	e.pen = pen{}
+	e.charsets = [4]uint8{}
+	e.gl, e.single = 0, 0
+	e.saved = [2]savedCursor{}
+	e.top, e.bot = 0, e.rows-1
+	e.autowrap, e.origin, e.insert, e.lnm, e.cursorVisible = true, false, false, false, true
+	e.modes = term.Modes{}
+	e.resetTabs()
+	e.lastCh = 0
+	e.joinNext = false
+	e.p.state = stGround
+	e.utf8n = 0
+	e.markAll()
+}
+
+// softReset is DECSTR.
+func (e *Emulator) softReset() {
+	e.insert, e.origin, e.autowrap, e.cursorVisible = false, false, true, true
+	e.modes.AppCursor, e.modes.AppKeypad = false, false
+	e.top, e.bot = 0, e.rows-1
+	e.pen = pen{}
+	e.charsets = [4]uint8{}
+	e.gl, e.single = 0, 0
+	e.saved[e.screenIndex()] = savedCursor{}
+	e.wrapPending = false
+}
+
+func (e *Emulator) resetTabs() {
+	if cap(e.tabs) >= e.cols {
+		e.tabs = e.tabs[:e.cols]
+	} else {
+		e.tabs = make([]bool, e.cols)
+	}
+	for i := range e.tabs {
+		e.tabs[i] = i%8 == 0 && i > 0
+	}
+}
+
+func (e *Emulator) screenIndex() int {
+	if e.alt {
+		return 1
+	}
+	return 0
+}
+
+func (e *Emulator) markAll() {
+	for i := range e.dirty {
+		e.dirty[i] = true
+	}
+}
+
+func (e *Emulator) markRange(top, bot int) {
+	for i := top; i <= bot; i++ {
+		e.dirty[i] = true
+	}
+}
+
+// Write feeds program output. It never blocks and keeps partial sequences
+// and partial UTF-8 for the next call.
+func (e *Emulator) Write(p []byte) (int, error) {
+	i := 0
+	for i < len(p) {
+		if e.p.state == stGround {
+			b := p[i]
+			if e.utf8n > 0 {
+				i += e.utf8Continue(p[i:])
+				continue
+			}
+			if b >= 0x20 && b < 0x7f {
+				i += e.printASCII(p[i:])
+				continue
+			}
+			if b >= 0x80 {
+				i += e.printUTF8(p[i:])
+				continue
+			}
+		}
+		e.advance(p[i])
+		i++
+	}
+	return len(p), nil
+}
+
+// Size reports the screen size.
+func (e *Emulator) Size() (int, int) { return e.cols, e.rows }
+
+// Cursor reports the cursor of the active screen.
+func (e *Emulator) Cursor() term.Cursor {
+	return term.Cursor{X: e.x, Y: e.y, Visible: e.cursorVisible}
+}
+
+// Modes reports the modes a pane needs.
+func (e *Emulator) Modes() term.Modes {
+	m := e.modes
+	m.AltScreen = e.alt
+	return m
+}
+
+// Title is the last OSC 0/2 title.
+func (e *Emulator) Title() string { return e.title }
+
+// SetCallbacks sets where replies and events go.
+func (e *Emulator) SetCallbacks(reply func(p []byte), event func(term.Event)) {
+	e.reply, e.event = reply, event
+}
+
+// TakeDirty appends the rows changed since the previous call and clears the
+// marks.
+func (e *Emulator) TakeDirty(dst []int) []int {
+	for y, d := range e.dirty {
+		if d {
+			dst = append(dst, y)
+			e.dirty[y] = false
+		}
+	}
+	return dst
+}
+
+// Cell returns the cell at column x of visible row y (zero Cell when out of
+// range). A wide character's covered cell has AttrWideCont.
+func (e *Emulator) Cell(x, y int) Cell {
+	if x < 0 || y < 0 || x >= e.cols || y >= e.rows {
+		return Cell{}
+	}
+	return e.scr.row(y).cells[x]
+}
+
+// CellText is the text of a cell ("" for a wide character's covered cell,
+// " " for a blank).
+func (e *Emulator) CellText(c Cell) string {
+	if c.Attr&AttrWideCont != 0 {
+		return ""
+	}
+	return string(e.t.appendContent(nil, &c))
+}
+
+// Wrapped reports whether visible row y continues on the next row because
+// the text autowrapped.
+func (e *Emulator) Wrapped(y int) bool {
+	if y < 0 || y >= e.rows {
+		return false
+	}
+	return e.scr.row(y).wrapped
+}
+
+// CellStyle reports the underline colour and hyperlink (params, URL) of a
+// cell's Ext.
+func (e *Emulator) CellStyle(c Cell) (ul Color, params, url string) {
+	x := e.t.extras[c.Ext]
+	l := e.t.links[x.link]
+	return x.ul, l.params, l.url
+}
+
+func (e *Emulator) emit(ev term.Event) {
+	if e.event != nil {
+		e.event(ev)
+	}
+}
+
+func (e *Emulator) sendReply(b []byte) {
+	if e.reply != nil {
+		e.reply(b)
+	}
+}
