@@ -1,0 +1,756 @@
+package panes
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/panes/refvt"
+	"github.com/okstra/cockpit/panes/term"
+)
+
+// DefaultEmulator builds the emulator of a pane whose Config leaves
+// NewEmulator nil.
+var DefaultEmulator func(cols, rows int) term.Emulator = refvt.New
+
+const (
+	// DefaultCloseGrace is how long Close waits after each signal before
+	// escalating to the next one.
+	DefaultCloseGrace = 3 * time.Second
+	// DefaultSyncTimeout is how long a pane holding synchronized output
+	// (mode 2026) may stay unreported before it is drawn anyway, so a program
+	// that forgets to end its update cannot freeze its pane.
+	DefaultSyncTimeout = 150 * time.Millisecond
+	// DefaultTerm is the TERM a pane's program gets unless its Config sets one.
+	DefaultTerm = "xterm-256color"
+
+	// maxInput bounds the input queued for a program that is not reading, so
+	// a huge paste into a stuck program fails instead of growing memory.
+	maxInput = 16 << 20
+	// maxEvents bounds the events kept for a UI that does not take them; the
+	// oldest go first, so a bell storm cannot grow memory.
+	maxEvents = 256
+	// readBufSize is large enough that a flood is read in few syscalls; the
+	// kernel rarely hands out more than this from a PTY in one read.
+	readBufSize = 64 << 10
+	// drainTimeout bounds how long Done waits, after the process exited, for
+	// the rest of its output: a background child still holding the terminal
+	// must not keep the exit from being reported.
+	drainTimeout = 250 * time.Millisecond
+	// killWait bounds the wait after SIGKILL before Close stops waiting for
+	// the exit and tears the pane down anyway.
+	killWait = 5 * time.Second
+)
+
+var (
+	// ErrClosed is returned by input and resize on a closed pane.
+	ErrClosed = errors.New("pane closed")
+	// ErrExited is returned by input methods once the pane's process exited.
+	ErrExited = errors.New("pane process exited")
+	// ErrInputFull is returned when the program does not read its input and
+	// the queue for it is full.
+	ErrInputFull = errors.New("pane input queue full")
+)
+
+// Config says what a pane runs and how.
+type Config struct {
+	// Argv is the program and its arguments, run directly (no shell). Argv[0]
+	// is looked up in PATH when it has no slash.
+	Argv []string
+	// Dir is the working directory; empty means the cockpit's.
+	Dir string
+	// Env is the program's environment; nil means the cockpit's own, less
+	// COLUMNS and LINES (the terminal size is the PTY's). TERM is set to
+	// DefaultTerm unless Env names one, and COCKPIT_PANE to the pane id.
+	Env []string
+	// Cols and Rows are the initial size; zero means 80×24.
+	Cols, Rows int
+	// NewEmulator builds the pane's emulator; nil means DefaultEmulator.
+	NewEmulator func(cols, rows int) term.Emulator
+	// CloseGrace is the wait between close signals; zero means
+	// DefaultCloseGrace.
+	CloseGrace time.Duration
+	// SyncTimeout bounds how long synchronized output holds the frame; zero
+	// means DefaultSyncTimeout.
+	SyncTimeout time.Duration
+}
+
+// Pane is a program running in a pseudo-terminal, the emulator its output
+// feeds, and the plumbing between them. All methods are safe for concurrent
+// use.
+type Pane struct {
+	id          string
+	num         int
+	pid         int
+	cmd         *exec.Cmd
+	master      *os.File
+	grace       time.Duration
+	syncTimeout time.Duration
+
+	// notify tells the manager the pane became dirty; dirty makes that
+	// happen once per frame however many writes arrive in between.
+	notify func(*Pane)
+	dirty  atomic.Bool
+
+	// mu serialises every call into the emulator and guards the fields
+	// below it.
+	mu          sync.Mutex
+	emu         term.Emulator
+	seq         uint64
+	syncSince   time.Time // when the current synchronized update began; zero if none
+	syncTimer   *time.Timer
+	lines       []string // rendered rows, reused across snapshots
+	linesShared bool     // lines was handed out in a Snapshot: copy before writing
+	snap        Snapshot // the last snapshot, returned again while nothing changed
+	snapValid   bool
+	scratch     []byte
+	dirtyRows   []int
+	mouse       mouseState
+	status      ExitStatus
+	statusSet   bool
+	closed      bool     // emu is released; snap and finalPlain are the last screen
+	finalPlain  []string // plain rows at close, for Capture
+
+	evMu   sync.Mutex
+	events []term.Event
+
+	// in is the queue of bytes for the program's input: user input and
+	// emulator replies, in order. Callers append; only the writer goroutine
+	// writes to the PTY, so a program that does not read never blocks them.
+	inMu     sync.Mutex
+	inBuf    []byte
+	inClosed bool
+	inWake   chan struct{}
+
+	// sigMu orders signalling against reaping: exited is set before the
+	// process is reaped, so a pid signalled under sigMu is never a recycled
+	// one.
+	sigMu  sync.Mutex
+	exited bool
+
+	exitCh     chan struct{} // closed when the process has exited
+	readerDone chan struct{} // closed when the reader saw the end of output
+	done       chan struct{} // closed when the exit status is known
+	stop       chan struct{} // closed by Close to stop the writer
+	closeOnce  sync.Once
+	closedCh   chan struct{}
+	closeErr   error
+	wg         sync.WaitGroup
+
+	// reads counts feeds begun, feeds those finished (dirty decision
+	// included); equal counts mean no output is in flight.
+	reads     atomic.Int64
+	feeds     atomic.Int64
+	bytesRead atomic.Int64
+}
+
+// start runs cfg.Argv in a new PTY and starts the pane's goroutines.
+func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
+	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
+		return nil, errors.New("start pane: empty argv")
+	}
+	cols, rows := cfg.Cols, cfg.Rows
+	if cols == 0 && rows == 0 {
+		cols, rows = 80, 24
+	}
+	if err := checkSize(cols, rows); err != nil {
+		return nil, fmt.Errorf("start pane: %w", err)
+	}
+	newEmu := cfg.NewEmulator
+	if newEmu == nil {
+		newEmu = DefaultEmulator
+	}
+	p := &Pane{
+		id:          id,
+		num:         num,
+		grace:       cfg.CloseGrace,
+		syncTimeout: cfg.SyncTimeout,
+		notify:      notify,
+		inWake:      make(chan struct{}, 1),
+		exitCh:      make(chan struct{}),
+		readerDone:  make(chan struct{}),
+		done:        make(chan struct{}),
+		stop:        make(chan struct{}),
+		closedCh:    make(chan struct{}),
+	}
+	if p.grace <= 0 {
+		p.grace = DefaultCloseGrace
+	}
+	if p.syncTimeout <= 0 {
+		p.syncTimeout = DefaultSyncTimeout
+	}
+	master, tty, err := openPTY()
+	if err != nil {
+		return nil, err
+	}
+	p.master = master
+	// The size is set before the program starts so its first look at the
+	// terminal already sees it.
+	if err := setWinsize(master, cols, rows); err != nil {
+		_ = master.Close()
+		_ = tty.Close()
+		return nil, fmt.Errorf("start pane: %w", err)
+	}
+
+	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = paneEnv(cfg.Env, id)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	// A session of its own makes the program's pid its process group, which
+	// Close signals as a whole; the PTY as controlling terminal gives the
+	// group SIGWINCH on resize and job control.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	err = cmd.Start()
+	// The parent's copy of the terminal side must go, or the master would
+	// never see the end of output when the program exits.
+	_ = tty.Close()
+	if err != nil {
+		_ = master.Close()
+		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+	}
+	p.cmd = cmd
+	p.pid = cmd.Process.Pid
+	// The emulator is built only now that nothing can fail, as it may own
+	// resources (refvt runs a goroutine) that only Close releases; output
+	// the program writes meanwhile waits in the PTY.
+	p.emu = newEmu(cols, rows)
+	p.emu.SetCallbacks(p.reply, p.event)
+
+	p.wg.Add(3)
+	go p.readLoop()
+	go p.writeLoop()
+	go p.waitLoop()
+	return p, nil
+}
+
+// openPTY opens a PTY pair and returns a master the runtime poller manages.
+// creack/pty leaves the master in blocking mode, and a goroutine blocked in
+// read(2) on it cannot be woken by Close; a non-blocking duplicate can, which
+// is what lets Close end the reader and writer without leaking them.
+func openPTY() (master, tty *os.File, err error) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open pty: %w", err)
+	}
+	rc, err := ptmx.SyscallConn()
+	if err != nil {
+		_ = ptmx.Close()
+		_ = tty.Close()
+		return nil, nil, fmt.Errorf("open pty: %w", err)
+	}
+	fd := -1
+	var dupErr error
+	if err := rc.Control(func(f uintptr) {
+		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		dupErr = err
+	}
+	_ = ptmx.Close()
+	if dupErr != nil {
+		_ = tty.Close()
+		return nil, nil, fmt.Errorf("dup pty master: %w", dupErr)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		_ = tty.Close()
+		return nil, nil, fmt.Errorf("set pty master non-blocking: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), tty, nil
+}
+
+// setWinsize sets the PTY size through the poller-managed descriptor; calling
+// Fd (as pty.Setsize does) would switch it back to blocking mode.
+func setWinsize(f *os.File, cols, rows int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("set pty size: %w", err)
+	}
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	var ioErr error
+	if err := rc.Control(func(fd uintptr) {
+		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws)
+	}); err != nil {
+		return fmt.Errorf("set pty size: %w", err)
+	}
+	if ioErr != nil {
+		return fmt.Errorf("set pty size: %w", ioErr)
+	}
+	return nil
+}
+
+// foregroundGroup returns the PTY's foreground process group, or 0.
+func foregroundGroup(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pgrp := 0
+	_ = rc.Control(func(fd uintptr) {
+		if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			pgrp = g
+		}
+	})
+	return pgrp
+}
+
+func checkSize(cols, rows int) error {
+	if cols < 1 || rows < 1 || cols > 0xffff || rows > 0xffff {
+		return fmt.Errorf("invalid size %dx%d", cols, rows)
+	}
+	return nil
+}
+
+// paneEnv builds the program's environment.
+func paneEnv(env []string, id string) []string {
+	out := make([]string, 0, len(env)+2)
+	hasTerm := false
+	if env == nil {
+		for _, kv := range os.Environ() {
+			// The cockpit's TERM describes the outer terminal, not this
+			// pane's emulator, and COLUMNS/LINES would override the PTY size.
+			if envKey(kv, "TERM") || envKey(kv, "COLUMNS") || envKey(kv, "LINES") || envKey(kv, "COCKPIT_PANE") {
+				continue
+			}
+			out = append(out, kv)
+		}
+	} else {
+		for _, kv := range env {
+			if envKey(kv, "COCKPIT_PANE") {
+				continue
+			}
+			hasTerm = hasTerm || envKey(kv, "TERM")
+			out = append(out, kv)
+		}
+	}
+	if !hasTerm {
+		out = append(out, "TERM="+DefaultTerm)
+	}
+	return append(out, "COCKPIT_PANE="+id)
+}
+
+func envKey(kv, key string) bool {
+	return strings.HasPrefix(kv, key) && len(kv) > len(key) && kv[len(key)] == '='
+}
+
+// ID returns the pane id, e.g. "pane-3".
+func (p *Pane) ID() string { return p.id }
+
+// Pid returns the process id of the pane's program, which is also its
+// process group and session id.
+func (p *Pane) Pid() int { return p.pid }
+
+// Done is closed when the program has exited and its status is known. The
+// pane keeps its last screen until Close.
+func (p *Pane) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the program has exited and its status is known.
+func (p *Pane) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Status returns the exit status, and false while the program still runs.
+func (p *Pane) Status() (ExitStatus, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status, p.statusSet
+}
+
+// readLoop feeds the program's output to the emulator until the output ends.
+func (p *Pane) readLoop() {
+	defer p.wg.Done()
+	defer close(p.readerDone)
+	buf := make([]byte, readBufSize)
+	for {
+		n, err := p.master.Read(buf)
+		if n > 0 {
+			p.feed(buf[:n])
+		}
+		if err != nil {
+			// EIO is how a PTY master says every terminal-side descriptor
+			// is closed, i.e. the program and its children are gone; any
+			// other error (ErrClosed from Close) ends output just the same.
+			return
+		}
+	}
+}
+
+// feed writes program output into the emulator and marks the pane dirty
+// unless the program is holding a synchronized update.
+func (p *Pane) feed(b []byte) {
+	p.reads.Add(1)
+	p.bytesRead.Add(int64(len(b)))
+	p.mu.Lock()
+	_, _ = p.emu.Write(b)
+	p.seq++
+	hold := p.syncHoldLocked(time.Now())
+	p.mu.Unlock()
+	if !hold {
+		p.markDirty()
+	}
+	p.feeds.Add(1)
+}
+
+// syncHoldLocked tracks mode 2026 after a write and reports whether the
+// frame is held. The first write that sees the mode set starts the safety
+// timer; the first that sees it reset ends the hold.
+func (p *Pane) syncHoldLocked(now time.Time) bool {
+	if !p.emu.Modes().SyncOutput {
+		if !p.syncSince.IsZero() {
+			p.syncSince = time.Time{}
+			p.syncTimer.Stop()
+		}
+		return false
+	}
+	if p.syncSince.IsZero() {
+		p.syncSince = now
+		if p.syncTimer == nil {
+			p.syncTimer = time.AfterFunc(p.syncTimeout, p.syncExpired)
+		} else {
+			p.syncTimer.Reset(p.syncTimeout)
+		}
+		return true
+	}
+	return now.Sub(p.syncSince) < p.syncTimeout
+}
+
+// holdingLocked reports whether a synchronized update still holds the frame.
+func (p *Pane) holdingLocked(now time.Time) bool {
+	return !p.syncSince.IsZero() && now.Sub(p.syncSince) < p.syncTimeout
+}
+
+// syncExpired reports a pane whose synchronized update outlived the timeout.
+func (p *Pane) syncExpired() {
+	p.mu.Lock()
+	expired := !p.syncSince.IsZero() && !p.holdingLocked(time.Now())
+	p.mu.Unlock()
+	if expired {
+		p.markDirty()
+	}
+}
+
+// markDirty reports the pane to the manager, once until the UI takes it.
+func (p *Pane) markDirty() {
+	if p.dirty.CompareAndSwap(false, true) && p.notify != nil {
+		p.notify(p)
+	}
+}
+
+// reply queues an emulator reply (DA, DSR, CPR) for the program. It runs
+// inside emulator Write, under mu, and must not block.
+func (p *Pane) reply(b []byte) {
+	_ = p.enqueue(b, false)
+}
+
+// event keeps an emulator event for TakeEvents. It runs inside emulator Write.
+func (p *Pane) event(ev term.Event) {
+	p.evMu.Lock()
+	if len(p.events) >= maxEvents {
+		n := copy(p.events, p.events[1:])
+		p.events = p.events[:n]
+	}
+	p.events = append(p.events, ev)
+	p.evMu.Unlock()
+}
+
+// TakeEvents appends the events (bell, notifications, title changes) since
+// the previous call to dst and forgets them. At most the newest 256 are kept.
+func (p *Pane) TakeEvents(dst []term.Event) []term.Event {
+	p.evMu.Lock()
+	dst = append(dst, p.events...)
+	p.events = p.events[:0]
+	p.evMu.Unlock()
+	return dst
+}
+
+// enqueue appends b to the program's input queue. User input is bounded;
+// replies are not, as they are small and dropping one would confuse the
+// program that asked.
+func (p *Pane) enqueue(b []byte, user bool) error {
+	if len(b) == 0 {
+		return nil
+	}
+	p.inMu.Lock()
+	if p.inClosed {
+		p.inMu.Unlock()
+		return ErrClosed
+	}
+	if user && len(p.inBuf)+len(b) > maxInput {
+		p.inMu.Unlock()
+		return ErrInputFull
+	}
+	p.inBuf = append(p.inBuf, b...)
+	p.inMu.Unlock()
+	select {
+	case p.inWake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// writeLoop copies the input queue to the PTY. It is the only writer, so a
+// program that stops reading blocks nobody but this goroutine.
+func (p *Pane) writeLoop() {
+	defer p.wg.Done()
+	var spare []byte
+	for {
+		select {
+		case <-p.inWake:
+		case <-p.stop:
+			return
+		}
+		for {
+			p.inMu.Lock()
+			out := p.inBuf
+			p.inBuf = spare[:0]
+			p.inMu.Unlock()
+			if len(out) == 0 {
+				spare = out
+				break
+			}
+			if _, err := p.master.Write(out); err != nil {
+				select {
+				case <-p.stop:
+					return
+				default:
+				}
+				// The program is gone or the terminal refused the input;
+				// there is nobody to deliver it to, so it is dropped.
+			}
+			spare = out
+		}
+	}
+}
+
+// waitLoop waits for the program to exit and records its status.
+func (p *Pane) waitLoop() {
+	defer p.wg.Done()
+	// Wait without reaping first: until exited is set under sigMu, the pid
+	// (and process group id) stays reserved, so Close never signals a
+	// recycled one.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, p.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	p.sigMu.Lock()
+	p.exited = true
+	p.sigMu.Unlock()
+	close(p.exitCh)
+
+	// Wait's error only repeats what ProcessState says (a non-zero exit or
+	// a signal), which the status keeps.
+	_ = p.cmd.Wait()
+	status := exitStatusOf(p.cmd.ProcessState)
+
+	// Give the reader the output written just before the exit, so the last
+	// screen is complete when Done fires.
+	t := time.NewTimer(drainTimeout)
+	select {
+	case <-p.readerDone:
+	case <-t.C:
+	}
+	t.Stop()
+
+	p.mu.Lock()
+	p.status, p.statusSet = status, true
+	p.seq++
+	p.mu.Unlock()
+	p.inMu.Lock()
+	p.inBuf = p.inBuf[:0]
+	p.inMu.Unlock()
+	close(p.done)
+	p.markDirty()
+}
+
+// signal sends sig to the program's process group and to the terminal's
+// foreground group (a shell's job may be in another one), unless the
+// program already exited. It reports whether it sent anything.
+func (p *Pane) signal(sig syscall.Signal) bool {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if p.exited {
+		return false
+	}
+	_ = syscall.Kill(-p.pid, sig)
+	if fg := foregroundGroup(p.master); fg > 0 && fg != p.pid {
+		_ = syscall.Kill(-fg, sig)
+	}
+	return true
+}
+
+// Close ends the pane: SIGHUP to the program's process group, then SIGTERM,
+// then SIGKILL, each only if the program is still alive after the grace
+// period, then it closes the PTY and waits for every goroutine of the pane to
+// end. The exit status stays readable. Close is safe to call more than once
+// and concurrently; every call returns when the pane is closed.
+func (p *Pane) Close() error {
+	p.closeOnce.Do(func() {
+		p.closeErr = p.close()
+		close(p.closedCh)
+	})
+	<-p.closedCh
+	return p.closeErr
+}
+
+func (p *Pane) close() error {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
+		if !p.signal(sig) {
+			break
+		}
+		wait := p.grace
+		if sig == syscall.SIGKILL {
+			wait = killWait
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-p.exitCh:
+		case <-t.C:
+		}
+		t.Stop()
+		if p.isExited() {
+			break
+		}
+	}
+
+	p.inMu.Lock()
+	p.inClosed = true
+	p.inBuf = nil
+	p.inMu.Unlock()
+	close(p.stop)
+	err := p.master.Close()
+	// The waiter ends only once the program is reaped; after SIGKILL that
+	// is immediate unless the process is stuck in the kernel.
+	p.wg.Wait()
+
+	// Nothing feeds the emulator any more: keep its last screen for late
+	// readers and release it.
+	p.mu.Lock()
+	if p.syncTimer != nil {
+		p.syncTimer.Stop()
+	}
+	p.syncSince = time.Time{}
+	p.snapshotLocked()
+	p.finalPlain = p.captureLocked(false)
+	p.closed = true
+	if rerr := releaseEmulator(p.emu); rerr != nil && err == nil {
+		err = rerr
+	}
+	p.emu = nil
+	p.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("close pane %s: %w", p.id, err)
+	}
+	return nil
+}
+
+// isStopped reports whether Close has begun tearing the pane down.
+func (p *Pane) isStopped() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *Pane) isExited() bool {
+	select {
+	case <-p.exitCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// Resize sets the emulator size and the PTY window size; the kernel sends the
+// program SIGWINCH.
+func (p *Pane) Resize(cols, rows int) error {
+	if err := checkSize(cols, rows); err != nil {
+		return fmt.Errorf("resize pane %s: %w", p.id, err)
+	}
+	p.mu.Lock()
+	if p.closed || p.isStopped() {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	if c, r := p.emu.Size(); c == cols && r == rows {
+		p.mu.Unlock()
+		return nil
+	}
+	// The emulator first: the program redraws on SIGWINCH, and that output
+	// must land on a screen of the new size.
+	p.emu.Resize(cols, rows)
+	p.seq++
+	err := setWinsize(p.master, cols, rows)
+	p.mu.Unlock()
+	p.markDirty()
+	if err != nil {
+		return fmt.Errorf("resize pane %s: %w", p.id, err)
+	}
+	return nil
+}
+
+// Size returns the pane size in cells.
+func (p *Pane) Size() (cols, rows int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return p.snap.Cols, p.snap.Rows
+	}
+	return p.emu.Size()
+}
+
+// Modes returns the terminal modes the program set, e.g. to decide whether
+// a mouse event should go to the program or to the UI.
+func (p *Pane) Modes() term.Modes {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return p.snap.Modes
+	}
+	return p.emu.Modes()
+}
+
+// ExitStatus is how a pane's program ended.
+type ExitStatus struct {
+	// Code is the exit code, or -1 when a signal ended the program.
+	Code int
+	// Signal is the signal that ended the program, or 0.
+	Signal syscall.Signal
+}
+
+// Signaled reports whether a signal ended the program.
+func (s ExitStatus) Signaled() bool { return s.Signal != 0 }
+
+func (s ExitStatus) String() string {
+	if s.Signal != 0 {
+		return "signal: " + s.Signal.String()
+	}
+	return fmt.Sprintf("exit status %d", s.Code)
+}
+
+func exitStatusOf(ps *os.ProcessState) ExitStatus {
+	if ps == nil {
+		return ExitStatus{Code: -1}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitStatus{Code: -1, Signal: ws.Signal()}
+	}
+	return ExitStatus{Code: ps.ExitCode()}
+}

@@ -1,0 +1,339 @@
+package panes
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/panes/term"
+)
+
+func TestColoursAndExit(t *testing.T) {
+	m := NewManager()
+	p, err := m.Open(Config{Argv: []string{"printf", `\033[31mred\033[0m plain\n`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	st := waitDone(t, p)
+	if st.Code != 0 || st.Signaled() {
+		t.Fatalf("status = %v, want exit 0", st)
+	}
+	// The pane keeps its last screen after the program exited (like tmux
+	// remain-on-exit).
+	snap := p.Snapshot()
+	if !snap.Exited || snap.Status != st {
+		t.Fatalf("snapshot exited=%v status=%v, want true %v", snap.Exited, snap.Status, st)
+	}
+	if got := p.Capture(false)[0]; got != "red plain" {
+		t.Fatalf("row 0 = %q, want %q", got, "red plain")
+	}
+	row := snap.Lines[0]
+	if !strings.Contains(row, "31m") || !strings.Contains(row, "red") || !strings.HasSuffix(row, " plain") {
+		t.Fatalf("styled row 0 = %q, want red SGR then plain text", row)
+	}
+	if len(snap.Lines) != 24 || snap.Cols != 80 || snap.Rows != 24 {
+		t.Fatalf("snapshot %dx%d with %d lines, want 80x24", snap.Cols, snap.Rows, len(snap.Lines))
+	}
+	if err := p.SendKey(Key{Code: 'x'}); !errors.Is(err, ErrExited) {
+		t.Fatalf("SendKey after exit: %v, want ErrExited", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	// The screen is still there after Close, from the final snapshot.
+	if got := p.Capture(false)[0]; got != "red plain" {
+		t.Fatalf("row 0 after close = %q", got)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{}, "exit", "3")
+	st := waitDone(t, p)
+	if st.Code != 3 || st.Signaled() {
+		t.Fatalf("status = %v, want exit status 3", st)
+	}
+	if !strings.Contains(screenText(p), "bye 3") {
+		t.Fatalf("screen lost after exit:\n%s", screenText(p))
+	}
+	if !p.Exited() {
+		t.Fatal("Exited() = false after Done")
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	m := NewManager()
+	if _, err := m.Open(Config{}); err == nil {
+		t.Fatal("empty argv: no error")
+	}
+	if _, err := m.Open(Config{Argv: []string{"/nonexistent/program"}}); err == nil {
+		t.Fatal("missing program: no error")
+	}
+	if _, err := m.Open(Config{Argv: []string{"true"}, Cols: -1, Rows: 5}); err == nil {
+		t.Fatal("bad size: no error")
+	}
+	if n := len(m.List()); n != 0 {
+		t.Fatalf("failed opens left %d panes", n)
+	}
+}
+
+func TestEnvAndDir(t *testing.T) {
+	m := NewManager()
+	dir := t.TempDir()
+	p, err := m.Open(Config{
+		Argv: []string{"sh", "-c", `printf '%s|%s|%s|' "$TERM" "$COCKPIT_PANE" "$FOO"; pwd`},
+		Dir:  dir,
+		Env:  []string{"FOO=bar", "PATH=/usr/bin:/bin"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	waitDone(t, p)
+	want := "xterm-256color|" + p.ID() + "|bar|" + dir
+	if got := screenText(p); got != want {
+		t.Fatalf("screen = %q, want %q", got, want)
+	}
+}
+
+func TestCursorPositionReply(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{}, "cpr")
+	// The helper moved to row 3, column 5 and asked where the cursor is;
+	// the emulator's reply must have reached its stdin.
+	waitScreen(t, p, "reply=ESC[3;5R")
+	if st := waitDone(t, p); st.Code != 0 {
+		t.Fatalf("helper status %v; screen:\n%s", st, screenText(p))
+	}
+}
+
+func TestResize(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{Cols: 80, Rows: 24}, "winch")
+	waitScreen(t, p, "size=80x24")
+	if err := p.Resize(100, 30); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, p, "size=100x30")
+	if c, r := p.Size(); c != 100 || r != 30 {
+		t.Fatalf("Size() = %dx%d, want 100x30", c, r)
+	}
+	snap := p.Snapshot()
+	if snap.Cols != 100 || snap.Rows != 30 || len(snap.Lines) != 30 {
+		t.Fatalf("snapshot %dx%d with %d lines, want 100x30", snap.Cols, snap.Rows, len(snap.Lines))
+	}
+	if err := p.Resize(0, 10); err == nil {
+		t.Fatal("Resize(0, 10): no error")
+	}
+	// Closing a program that does not ignore SIGHUP takes the first step
+	// only.
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := p.Status(); st.Signal != syscall.SIGHUP {
+		t.Fatalf("status = %v, want signal SIGHUP", st)
+	}
+	if err := p.Resize(90, 20); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Resize after close: %v, want ErrClosed", err)
+	}
+}
+
+func TestCloseEscalates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want syscall.Signal
+	}{
+		{"ignores HUP", []string{"ignorehup"}, syscall.SIGTERM},
+		{"ignores HUP and TERM", []string{"ignorehup", "term"}, syscall.SIGKILL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewManager()
+			grace := 100 * time.Millisecond
+			p := openHelper(t, m, Config{CloseGrace: grace}, tc.args...)
+			waitScreen(t, p, "ready")
+			start := time.Now()
+			if err := m.Close(p.ID()); err != nil {
+				t.Fatal(err)
+			}
+			elapsed := time.Since(start)
+			st, ok := p.Status()
+			if !ok || st.Signal != tc.want || st.Code != -1 {
+				t.Fatalf("status = %v (known %v), want signal %v", st, ok, tc.want)
+			}
+			steps := map[syscall.Signal]time.Duration{syscall.SIGTERM: grace, syscall.SIGKILL: 2 * grace}
+			if elapsed < steps[tc.want] {
+				t.Fatalf("closed in %v, before the grace periods (%v) ran out", elapsed, steps[tc.want])
+			}
+			if _, ok := m.Get(p.ID()); ok {
+				t.Fatal("closed pane still in manager")
+			}
+		})
+	}
+}
+
+func TestCloseTwiceAndConcurrently(t *testing.T) {
+	base := runtime.NumGoroutine()
+	m := NewManager()
+	p, err := m.Open(Config{Argv: []string{helperBin, "winch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, p, "size=")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if err := p.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := p.Close(); err != nil {
+		t.Fatalf("third close: %v", err)
+	}
+	if err := m.Close(p.ID()); err != nil {
+		t.Fatalf("manager close after pane close: %v", err)
+	}
+	if err := m.Close(p.ID()); !errors.Is(err, ErrNoPane) {
+		t.Fatalf("manager close twice: %v, want ErrNoPane", err)
+	}
+	if _, err := p.Write([]byte("x")); !errors.Is(err, ErrClosed) && !errors.Is(err, ErrExited) {
+		t.Fatalf("write after close: %v", err)
+	}
+	checkNoLeaks(t, base)
+}
+
+func TestNoGoroutineOutlivesClose(t *testing.T) {
+	base := runtime.NumGoroutine()
+	m := NewManager()
+	grace := 50 * time.Millisecond
+	// One of each: running and idle, exited by itself, ignoring SIGHUP,
+	// blocked writing output nobody reads, blocked on input.
+	for _, args := range [][]string{
+		{"winch"},
+		{"exit", "0"},
+		{"ignorehup"},
+		{"spew", "100000000"},
+		{"keys"},
+	} {
+		openHelper(t, m, Config{CloseGrace: grace}, args...)
+	}
+	for _, p := range m.List() {
+		// A program that does not read its input holds the writer in a
+		// blocked write; Close must still end it.
+		_ = p.Paste(strings.Repeat("x", 1<<20))
+	}
+	waitFor(t, "exit of the exit helper", 10*time.Second, func() bool {
+		p, _ := m.Get("pane-2")
+		return p.Exited()
+	})
+	if err := m.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.List()); n != 0 {
+		t.Fatalf("%d panes left after CloseAll", n)
+	}
+	checkNoLeaks(t, base)
+}
+
+func TestSynchronizedOutputHoldsFrame(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{SyncTimeout: time.Minute}, "sync")
+	waitScreen(t, p, "before")
+	waitFor(t, "pane reported dirty", 10*time.Second, func() bool { return p.dirty.Load() })
+	m.TakeDirty(nil)
+	before := p.Snapshot()
+
+	if _, err := p.Write([]byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, p, "during")
+	waitFor(t, "output settled", 10*time.Second, func() bool { return p.feeds.Load() == p.reads.Load() })
+	if p.dirty.Load() || len(m.Dirty()) != 0 {
+		t.Fatal("pane reported dirty inside a synchronized update")
+	}
+	if held := p.Snapshot(); held.Seq != before.Seq || strings.Contains(strings.Join(held.Lines, "\n"), "during") {
+		t.Fatalf("snapshot changed inside a synchronized update: %q", held.Lines[:3])
+	}
+
+	if _, err := p.Write([]byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ids, err := m.WaitDirty(ctx, 0)
+	if err != nil || len(ids) != 1 || ids[0] != p.ID() {
+		t.Fatalf("WaitDirty = %v, %v; want [%s]", ids, err, p.ID())
+	}
+	waitScreen(t, p, "after")
+	text := strings.Join(p.Snapshot().Lines, "\n")
+	if !strings.Contains(text, "during") || !strings.Contains(text, "after") {
+		t.Fatalf("snapshot after the update: %q", text)
+	}
+}
+
+func TestSynchronizedOutputTimeout(t *testing.T) {
+	m := NewManager()
+	timeout := 100 * time.Millisecond
+	p := openHelper(t, m, Config{SyncTimeout: timeout}, "sync", "hold")
+	waitScreen(t, p, "before")
+	waitFor(t, "pane reported dirty", 10*time.Second, func() bool { return p.dirty.Load() })
+	m.TakeDirty(nil)
+
+	start := time.Now()
+	if _, err := p.Write([]byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := m.WaitDirty(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed < timeout {
+		t.Fatalf("held update reported after %v, before the %v timeout", elapsed, timeout)
+	}
+	if !p.Modes().SyncOutput {
+		t.Fatal("program's update should still be open")
+	}
+	if text := strings.Join(p.Snapshot().Lines, "\n"); !strings.Contains(text, "during") {
+		t.Fatalf("timed-out update not drawn: %q", text)
+	}
+}
+
+func TestEvents(t *testing.T) {
+	m := NewManager()
+	p, err := m.Open(Config{Argv: []string{"printf", `\033]2;my title\007\007\033]9;build done\007`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	waitDone(t, p)
+	evs := p.TakeEvents(nil)
+	var kinds []string
+	for _, ev := range evs {
+		switch {
+		case ev.Kind == term.EventTitle && ev.Title == "my title":
+			kinds = append(kinds, "title")
+		case ev.Kind == term.EventBell:
+			kinds = append(kinds, "bell")
+		case ev.Kind == term.EventNotify && ev.Body == "build done":
+			kinds = append(kinds, "notify")
+		}
+	}
+	if strings.Join(kinds, ",") != "title,bell,notify" {
+		t.Fatalf("events = %+v", evs)
+	}
+	if p.Snapshot().Title != "my title" {
+		t.Fatalf("title = %q", p.Snapshot().Title)
+	}
+	if len(p.TakeEvents(nil)) != 0 {
+		t.Fatal("events not cleared")
+	}
+}
