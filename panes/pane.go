@@ -42,10 +42,10 @@ const (
 	// readBufSize is large enough that a flood is read in few syscalls; the
 	// kernel rarely hands out more than this from a PTY in one read.
 	readBufSize = 64 << 10
-	// drainTimeout bounds how long Done waits, after the process exited, for
-	// the rest of its output: a background child still holding the terminal
-	// must not keep the exit from being reported.
+	// drainTimeout and maxDrain bound how long Done waits, after the
+	// process exited, for the rest of its output (see awaitDrain).
 	drainTimeout = 250 * time.Millisecond
+	maxDrain     = 5 * time.Second
 	// killWait bounds the wait after SIGKILL before Close stops waiting for
 	// the exit and tears the pane down anyway.
 	killWait = 5 * time.Second
@@ -72,7 +72,7 @@ type Config struct {
 	// COLUMNS and LINES (the terminal size is the PTY's). TERM is set to
 	// DefaultTerm unless Env names one, and COCKPIT_PANE to the pane id.
 	Env []string
-	// Cols and Rows are the initial size; zero means 80×24.
+	// Cols and Rows are the initial size; zero means 80 columns, 24 rows.
 	Cols, Rows int
 	// NewEmulator builds the pane's emulator; nil means DefaultEmulator.
 	NewEmulator func(cols, rows int) term.Emulator
@@ -159,8 +159,11 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 		return nil, errors.New("start pane: empty argv")
 	}
 	cols, rows := cfg.Cols, cfg.Rows
-	if cols == 0 && rows == 0 {
-		cols, rows = 80, 24
+	if cols == 0 {
+		cols = 80
+	}
+	if rows == 0 {
+		rows = 24
 	}
 	if err := checkSize(cols, rows); err != nil {
 		return nil, fmt.Errorf("start pane: %w", err)
@@ -558,14 +561,7 @@ func (p *Pane) waitLoop() {
 	_ = p.cmd.Wait()
 	status := exitStatusOf(p.cmd.ProcessState)
 
-	// Give the reader the output written just before the exit, so the last
-	// screen is complete when Done fires.
-	t := time.NewTimer(drainTimeout)
-	select {
-	case <-p.readerDone:
-	case <-t.C:
-	}
-	t.Stop()
+	p.awaitDrain()
 
 	p.mu.Lock()
 	p.status, p.statusSet = status, true
@@ -576,6 +572,30 @@ func (p *Pane) waitLoop() {
 	p.inMu.Unlock()
 	close(p.done)
 	p.markDirty()
+}
+
+// awaitDrain waits for the reader to consume the output written before the
+// exit, so the last screen is complete when Done fires. The end of output
+// comes only once every holder of the terminal closed it; a background child
+// that keeps it open must not hold up the exit report, so the wait ends when
+// the reader makes no progress for drainTimeout, or after maxDrain.
+func (p *Pane) awaitDrain() {
+	tick := time.NewTicker(drainTimeout)
+	defer tick.Stop()
+	deadline := time.Now().Add(maxDrain)
+	last := p.reads.Load() + p.feeds.Load()
+	for {
+		select {
+		case <-p.readerDone:
+			return
+		case now := <-tick.C:
+			n := p.reads.Load() + p.feeds.Load()
+			if n == last || now.After(deadline) {
+				return
+			}
+			last = n
+		}
+	}
 }
 
 // signal sends sig to the program's process group and to the terminal's
