@@ -379,7 +379,7 @@ func (p *Pane) Write(b []byte) (int, error) {
 	if err := p.inputErr(); err != nil {
 		return 0, err
 	}
-	if err := p.enqueue(b, true); err != nil {
+	if err := p.enqueue(b); err != nil {
 		return 0, err
 	}
 	return len(b), nil
@@ -426,7 +426,7 @@ func (p *Pane) SendMouse(ev Mouse) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	if err := p.enqueue(out, true); err != nil {
+	if err := p.enqueue(out); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -460,7 +460,7 @@ func (p *Pane) send(encode func(term.Modes) []byte) error {
 	}
 	out := encode(p.emu.Modes())
 	p.mu.Unlock()
-	return p.enqueue(out, true)
+	return p.enqueue(out)
 }
 
 func (p *Pane) inputErr() error {

@@ -455,7 +455,7 @@ func (p *Pane) markDirty() {
 // reply queues an emulator reply (DA, DSR, CPR) for the program. It runs
 // inside emulator Write, under mu, and must not block.
 func (p *Pane) reply(b []byte) {
-	_ = p.enqueue(b, false)
+	_ = p.enqueue(b)
 }
 
 // event keeps an emulator event for TakeEvents. It runs inside emulator Write.
@@ -479,10 +479,11 @@ func (p *Pane) TakeEvents(dst []term.Event) []term.Event {
 	return dst
 }
 
-// enqueue appends b to the program's input queue. User input is bounded;
-// replies are not, as they are small and dropping one would confuse the
-// program that asked.
-func (p *Pane) enqueue(b []byte, user bool) error {
+// enqueue appends b to the program's input queue, up to maxInput queued
+// bytes. Past that, user input fails with ErrInputFull and replies are
+// dropped: a program that keeps asking without ever reading has nobody to
+// answer.
+func (p *Pane) enqueue(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
@@ -491,7 +492,7 @@ func (p *Pane) enqueue(b []byte, user bool) error {
 		p.inMu.Unlock()
 		return ErrClosed
 	}
-	if user && len(p.inBuf)+len(b) > maxInput {
+	if len(p.inBuf)+len(b) > maxInput {
 		p.inMu.Unlock()
 		return ErrInputFull
 	}
