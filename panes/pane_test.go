@@ -337,3 +337,56 @@ func TestEvents(t *testing.T) {
 		t.Fatal("events not cleared")
 	}
 }
+
+func TestExitWhileBackgroundChildHoldsTerminal(t *testing.T) {
+	base := runtime.NumGoroutine()
+	m := NewManager()
+	// The background sleep inherits the ignored SIGHUP and keeps the
+	// terminal open after sh exits, so the output never ends.
+	p, err := m.Open(Config{Argv: []string{"sh", "-c", `trap "" HUP; sleep 60 & echo started`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The orphan is in the pane's process group, which outlives sh.
+	defer syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	if st := waitDone(t, p); st.Code != 0 {
+		t.Fatalf("status %v", st)
+	}
+	if !strings.Contains(screenText(p), "started") {
+		t.Fatalf("screen:\n%s", screenText(p))
+	}
+	if err := m.Close(p.ID()); err != nil {
+		t.Fatal(err)
+	}
+	checkNoLeaks(t, base)
+}
+
+func TestScrollback(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{Rows: 10}, "flood", "100")
+	waitDone(t, p)
+	snap := p.Snapshot()
+	if snap.ScrollbackLen < 90 {
+		t.Fatalf("ScrollbackLen = %d, want at least 90", snap.ScrollbackLen)
+	}
+	got := p.Scrollback(0, 2, false)
+	if len(got) != 2 || got[0] != "line 0" || got[1] != "line 1" {
+		t.Fatalf("Scrollback(0, 2) = %q", got)
+	}
+	if got := p.Scrollback(snap.ScrollbackLen, 5, false); got != nil {
+		t.Fatalf("Scrollback past the end = %q", got)
+	}
+}
+
+func TestInputQueueBounded(t *testing.T) {
+	m := NewManager()
+	// The helper never reads its input.
+	p := openHelper(t, m, Config{CloseGrace: 50 * time.Millisecond}, "ignorehup")
+	waitScreen(t, p, "ready")
+	if _, err := p.Write(make([]byte, maxInput+1)); !errors.Is(err, ErrInputFull) {
+		t.Fatalf("oversized write: %v, want ErrInputFull", err)
+	}
+	if _, err := p.Write([]byte("small")); err != nil {
+		t.Fatalf("small write: %v", err)
+	}
+}
