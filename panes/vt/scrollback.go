@@ -5,178 +5,237 @@ import "encoding/binary"
 // scrollback keeps the lines that scrolled off the normal screen in a compact
 // encoding: trailing blanks trimmed, one style header per run of equally
 // styled cells, then the run's characters as UTF-8. A line of 80 ASCII
-// characters in a few colours takes ~120 bytes instead of 1280 as cells. The
-// slots form a ring and a slot's buffer is reused when the oldest line is
-// dropped, so a full scrollback allocates nothing.
+// characters in a few colours takes ~100 bytes instead of 1280 as cells.
+//
+// The encoded lines live back to back in one byte arena used as a ring (a
+// line never straddles the end: it starts over at 0), indexed by a ring of
+// line records. The arena grows (by doubling, compacting the live lines)
+// only when a new line does not fit, so once it is about twice the live size
+// a full scrollback allocates nothing.
 //
 // Line encoding: flags byte (bit 0: wrapped), then runs. A run is a mask byte
 // (bit 0 fg, 1 bg, 2 attr, 3 ext present), the present fields (fg, bg: 4
-// bytes; attr, ext: 2 bytes; little endian), a uvarint item count, and the
+// bytes; attr, ext: 2 bytes; little endian), a 2-byte item count, and the
 // items. An item is a character in UTF-8 (a wide one implies its covered
 // cell), 0x00 for a never-written cell, or 0xFE/0xFF (narrow/wide) followed by
 // a uvarint cluster id.
 type scrollback struct {
-	lines [][]byte
-	head  int // index of the oldest line when full
-	limit int
+	scratch []byte
+	arena   []byte
+	recs    []lineRec // ring; the oldest line is recs[head]
+	head, n int
+	w       int // arena offset just past the newest line
+	limit   int
 }
 
-func (s *scrollback) len() int { return len(s.lines) }
+type lineRec struct{ off, n uint32 }
+
+func (s *scrollback) len() int { return s.n }
 
 func (s *scrollback) clear() {
-	for i := range s.lines {
-		s.lines[i] = s.lines[i][:0]
+	s.head, s.n, s.w = 0, 0, 0
+}
+
+func (s *scrollback) rec(i int) *lineRec {
+	j := s.head + i
+	if j >= len(s.recs) {
+		j -= len(s.recs)
 	}
-	// Keep the buffers for reuse: move them past len by reslicing to zero
-	// while keeping capacity of the slot slice.
-	s.lines = s.lines[:0]
-	s.head = 0
+	return &s.recs[j]
 }
 
 // at returns line i, 0 = oldest.
 func (s *scrollback) at(i int) []byte {
-	j := s.head + i
-	if j >= len(s.lines) {
-		j -= len(s.lines)
-	}
-	return s.lines[j]
+	r := s.rec(i)
+	return s.arena[r.off : r.off+r.n]
 }
 
-// slot returns a buffer for a new newest line, reusing the oldest when full.
-func (s *scrollback) slot() *[]byte {
-	if len(s.lines) < s.limit {
-		if len(s.lines) < cap(s.lines) {
-			s.lines = s.lines[:len(s.lines)+1]
-			b := &s.lines[len(s.lines)-1]
-			*b = (*b)[:0]
-			return b
-		}
-		s.lines = append(s.lines, nil)
-		return &s.lines[len(s.lines)-1]
-	}
-	b := &s.lines[s.head]
-	s.head++
-	if s.head == len(s.lines) {
-		s.head = 0
-	}
-	*b = (*b)[:0]
-	return b
-}
-
-// popNewest removes and returns the newest line (for a screen that grows).
-func (s *scrollback) popNewest() []byte {
-	n := len(s.lines)
-	if n == 0 {
-		return nil
-	}
-	if s.head == 0 {
-		b := s.lines[n-1]
-		s.lines = s.lines[:n-1]
-		return b
-	}
-	// Full ring: the newest is just before head. Rotate so head is 0.
-	rot := make([][]byte, 0, n)
-	rot = append(rot, s.lines[s.head:]...)
-	rot = append(rot, s.lines[:s.head]...)
-	s.lines, s.head = rot, 0
-	b := s.lines[n-1]
-	s.lines = s.lines[:n-1]
-	return b
-}
-
-func (s *scrollback) push(ln *line, t *tables) {
+func (s *scrollback) push(ln *line) {
 	if s.limit == 0 {
 		return
 	}
-	b := s.slot()
-	*b = encodeLine((*b)[:0], ln.cells, ln.wrapped, t)
+	s.scratch = encodeLine(s.scratch[:0], ln.cells[:min(ln.used, len(ln.cells))], ln.wrapped)
+	s.pushEncoded(s.scratch)
 }
 
-// bytes is the memory the scrollback holds: buffers plus slot headers.
-func (s *scrollback) bytes() int {
-	n := cap(s.lines) * 24
-	for _, l := range s.lines[:cap(s.lines)] {
-		n += cap(l)
+func (s *scrollback) pushEncoded(b []byte) {
+	if s.n == s.limit {
+		s.head++
+		if s.head == len(s.recs) {
+			s.head = 0
+		}
+		s.n--
 	}
-	return n
+	off, ok := s.place(len(b))
+	if !ok {
+		s.grow(len(b))
+		off, _ = s.place(len(b))
+	}
+	copy(s.arena[off:], b)
+	s.w = off + len(b)
+	r := lineRec{off: uint32(off), n: uint32(len(b))}
+	if len(s.recs) < s.limit && s.n == len(s.recs) {
+		// Still filling: the ring is contiguous from head 0.
+		s.recs = append(s.recs, r)
+	} else {
+		*s.rec(s.n) = r
+	}
+	s.n++
 }
 
-func encodeLine(dst []byte, cells []Cell, wrapped bool, t *tables) []byte {
+// place finds room for n bytes after the newest line.
+func (s *scrollback) place(n int) (int, bool) {
+	if s.n == 0 {
+		return 0, n <= len(s.arena)
+	}
+	oldest := int(s.rec(0).off)
+	if s.w > oldest || (s.w == oldest && s.w == 0) {
+		// Live bytes are [oldest, w): room at the end, else from 0.
+		if n <= len(s.arena)-s.w {
+			return s.w, true
+		}
+		return 0, n <= oldest
+	}
+	// Wrapped: live bytes are [oldest, end) and [0, w).
+	return s.w, n <= oldest-s.w
+}
+
+// grow doubles the arena (at least enough for extra more bytes) and
+// compacts the live lines to its start.
+func (s *scrollback) grow(extra int) {
+	live := 0
+	for i := 0; i < s.n; i++ {
+		live += int(s.rec(i).n)
+	}
+	size := max(2*(live+extra), len(s.arena)*2, 4096)
+	na := make([]byte, size)
+	nr := make([]lineRec, s.n, max(s.limit, s.n))
+	off := 0
+	for i := 0; i < s.n; i++ {
+		r := s.rec(i)
+		copy(na[off:], s.arena[r.off:r.off+r.n])
+		nr[i] = lineRec{off: uint32(off), n: r.n}
+		off += int(r.n)
+	}
+	s.arena, s.recs, s.head, s.w = na, nr, 0, off
+	if len(s.recs) < cap(s.recs) && s.n == s.limit {
+		s.recs = s.recs[:s.limit]
+	}
+}
+
+// popNewest removes the newest line and returns a copy of it (for a screen
+// that grows back into its scrollback).
+func (s *scrollback) popNewest() []byte {
+	if s.n == 0 {
+		return nil
+	}
+	r := *s.rec(s.n - 1)
+	b := append([]byte(nil), s.arena[r.off:r.off+r.n]...)
+	s.n--
+	if s.n == 0 {
+		s.head, s.w = 0, 0
+	} else {
+		s.w = int(r.off)
+	}
+	return b
+}
+
+// bytes is the memory the scrollback holds.
+func (s *scrollback) bytes() int {
+	return cap(s.arena) + cap(s.recs)*8 + cap(s.scratch)
+}
+
+// encodeLine appends the encoding of cells to dst, writing with plain
+// indexing into dst's spare capacity (grown once to the worst case).
+func encodeLine(dst []byte, cells []Cell, wrapped bool) []byte {
 	end := len(cells)
 	for end > 0 && cells[end-1].trimmable() {
 		end--
 	}
-	flags := byte(0)
-	if wrapped {
-		flags = 1
+	cells = cells[:end]
+	// Worst case per cell: a run header (1+4+4+2+2+2) and a cluster (1+5).
+	need := len(dst) + 1 + len(cells)*21
+	if cap(dst) < need {
+		nd := make([]byte, len(dst), need+need/4)
+		copy(nd, dst)
+		dst = nd
 	}
-	dst = append(dst, flags)
-	for x := 0; x < end; {
+	buf := dst[:cap(dst)]
+	i := len(dst)
+	if wrapped {
+		buf[i] = 1
+	} else {
+		buf[i] = 0
+	}
+	i++
+	var fg, bg Color
+	var attr Attr
+	var ext uint16
+	countAt, count := -1, 0
+	for x := 0; x < len(cells); x++ {
 		c := &cells[x]
-		fg, bg, attr, ext := c.Fg, c.Bg, c.Attr&attrStyle, c.Ext
-		// Count items of this run.
-		items := 0
-		y := x
-		for y < end {
-			d := &cells[y]
-			if d.Fg != fg || d.Bg != bg || d.Attr&attrStyle != attr || d.Ext != ext {
-				break
+		if c.Fg != fg || c.Bg != bg || c.Attr&attrStyle != attr || c.Ext != ext || countAt < 0 {
+			if countAt >= 0 {
+				binary.LittleEndian.PutUint16(buf[countAt:], uint16(count))
 			}
-			if d.Attr&AttrWide != 0 {
-				y++ // its covered cell
+			fg, bg, attr, ext = c.Fg, c.Bg, c.Attr&attrStyle, c.Ext
+			i = putRunHeader(buf, i, fg, bg, attr, ext)
+			countAt, count = i, 0
+			i += 2
+		}
+		count++
+		if c.Attr&(attrCluster|AttrWide) == 0 && c.Ch < 0x80 {
+			buf[i] = byte(c.Ch)
+			i++
+			continue
+		}
+		if c.Attr&attrCluster != 0 {
+			m := byte(0xfe)
+			if c.Attr&AttrWide != 0 {
+				m = 0xff
 			}
-			y++
-			items++
+			buf[i] = m
+			i++
+			i += binary.PutUvarint(buf[i:], uint64(c.Ch))
+		} else {
+			i += len(appendRune(buf[i:i], c.Ch))
 		}
-		mask := byte(0)
-		if fg != 0 {
-			mask |= 1
-		}
-		if bg != 0 {
-			mask |= 2
-		}
-		if attr != 0 {
-			mask |= 4
-		}
-		if ext != 0 {
-			mask |= 8
-		}
-		dst = append(dst, mask)
-		if fg != 0 {
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(fg))
-		}
-		if bg != 0 {
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(bg))
-		}
-		if attr != 0 {
-			dst = binary.LittleEndian.AppendUint16(dst, uint16(attr))
-		}
-		if ext != 0 {
-			dst = binary.LittleEndian.AppendUint16(dst, ext)
-		}
-		dst = binary.AppendUvarint(dst, uint64(items))
-		for x < y {
-			d := &cells[x]
-			switch {
-			case d.Attr&attrCluster != 0:
-				m := byte(0xfe)
-				if d.Attr&AttrWide != 0 {
-					m = 0xff
-				}
-				dst = append(dst, m)
-				dst = binary.AppendUvarint(dst, uint64(d.Ch))
-			case d.Ch < 0x80:
-				dst = append(dst, byte(d.Ch))
-			default:
-				dst = appendRune(dst, d.Ch)
-			}
-			if d.Attr&AttrWide != 0 {
-				x++
-			}
+		if c.Attr&AttrWide != 0 {
 			x++
 		}
 	}
-	return dst
+	if countAt >= 0 {
+		binary.LittleEndian.PutUint16(buf[countAt:], uint16(count))
+	}
+	return buf[:i]
+}
+
+func putRunHeader(buf []byte, i int, fg, bg Color, attr Attr, ext uint16) int {
+	mi := i
+	i++
+	mask := byte(0)
+	if fg != 0 {
+		mask |= 1
+		binary.LittleEndian.PutUint32(buf[i:], uint32(fg))
+		i += 4
+	}
+	if bg != 0 {
+		mask |= 2
+		binary.LittleEndian.PutUint32(buf[i:], uint32(bg))
+		i += 4
+	}
+	if attr != 0 {
+		mask |= 4
+		binary.LittleEndian.PutUint16(buf[i:], uint16(attr))
+		i += 2
+	}
+	if ext != 0 {
+		mask |= 8
+		binary.LittleEndian.PutUint16(buf[i:], ext)
+		i += 2
+	}
+	buf[mi] = mask
+	return i
 }
 
 // decodeLine appends the cells of an encoded line to dst.
@@ -206,8 +265,8 @@ func decodeLine(dst []Cell, b []byte) ([]Cell, bool) {
 			tmpl.Ext = binary.LittleEndian.Uint16(b)
 			b = b[2:]
 		}
-		items, n := binary.Uvarint(b)
-		b = b[n:]
+		items := binary.LittleEndian.Uint16(b)
+		b = b[2:]
 		for ; items > 0; items-- {
 			c := tmpl
 			wide := false

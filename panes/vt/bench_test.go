@@ -1,0 +1,186 @@
+package vt
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	xvt "github.com/charmbracelet/x/vt"
+)
+
+// Benchmark workloads, generated on first use (never committed).
+const (
+	benchCols, benchRows = 200, 50
+	logStreamSize        = 50 << 20
+	repaintStreamSize    = 20 << 20
+)
+
+var (
+	logOnce, repaintOnce sync.Once
+	logData, repaintData []byte
+)
+
+func logStream() []byte {
+	logOnce.Do(func() { logData = GenLog(logStreamSize) })
+	return logData
+}
+
+func repaintStream() []byte {
+	repaintOnce.Do(func() { repaintData = GenRepaint(repaintStreamSize, benchCols, benchRows) })
+	return repaintData
+}
+
+func benchEmulator(b *testing.B, data []byte) {
+	e := New(benchCols, benchRows, WithScrollback(10000))
+	_, _ = e.Write(data) // warm: scrollback full, tables filled
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_, _ = e.Write(data)
+	}
+}
+
+func BenchmarkLogStream(b *testing.B)     { benchEmulator(b, logStream()) }
+func BenchmarkRepaintStream(b *testing.B) { benchEmulator(b, repaintStream()) }
+
+func benchXVT(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		e := xvt.NewEmulator(benchCols, benchRows)
+		go func() { _, _ = io.Copy(io.Discard, e) }()
+		_, _ = e.Write(data)
+		_ = e.Close()
+	}
+}
+
+func BenchmarkXVTLogStream(b *testing.B)     { benchXVT(b, logStream()) }
+func BenchmarkXVTRepaintStream(b *testing.B) { benchXVT(b, repaintStream()) }
+
+// BenchmarkRender renders a full 200×50 styled frame into a reused buffer.
+func BenchmarkRender(b *testing.B) {
+	e := New(benchCols, benchRows)
+	_, _ = e.Write(logStream()[:4<<20])
+	var dst []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = dst[:0]
+		for y := 0; y < benchRows; y++ {
+			dst = e.AppendLine(dst, y, true)
+		}
+	}
+}
+
+// BenchmarkRenderRepaint renders a frame of the repaint stream (denser
+// styles than the log).
+func BenchmarkRenderRepaint(b *testing.B) {
+	e := New(benchCols, benchRows)
+	_, _ = e.Write(repaintStream()[:2<<20])
+	var dst []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = dst[:0]
+		for y := 0; y < benchRows; y++ {
+			dst = e.AppendLine(dst, y, true)
+		}
+	}
+}
+
+func writeStreamFile(b *testing.B, data []byte) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "stream")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatalf("write stream file: %v", err)
+	}
+	return path
+}
+
+// ptyRun runs `cat path` in a 200×50 PTY and hands every read to sink.
+func ptyRun(b *testing.B, path string, sink func([]byte)) {
+	b.Helper()
+	cmd := exec.Command("cat", path)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: benchCols, Rows: benchRows})
+	if err != nil {
+		b.Fatalf("start cat in pty: %v", err)
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			sink(buf[:n])
+		}
+		if err != nil {
+			break // EIO once cat has exited and the output is drained
+		}
+	}
+	_ = f.Close()
+	_ = cmd.Wait()
+}
+
+// BenchmarkPTYDrain is the ceiling: cat's output through a PTY, discarded.
+func BenchmarkPTYDrain(b *testing.B) {
+	data := logStream()
+	path := writeStreamFile(b, data)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		ptyRun(b, path, func([]byte) {})
+	}
+}
+
+// BenchmarkPTYEmulator is cat's output through a PTY into the emulator.
+func BenchmarkPTYEmulator(b *testing.B) {
+	data := logStream()
+	path := writeStreamFile(b, data)
+	b.SetBytes(int64(len(data)))
+	e := New(benchCols, benchRows)
+	for b.Loop() {
+		ptyRun(b, path, func(p []byte) { _, _ = e.Write(p) })
+	}
+}
+
+// BenchmarkTmux times tmux running `cat` of the log stream in a detached
+// 200×50 session until cat is done.
+func BenchmarkTmux(b *testing.B) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		b.Skip("tmux not found")
+	}
+	data := logStream()
+	path := writeStreamFile(b, data)
+	b.SetBytes(int64(len(data)))
+	sock := filepath.Join(b.TempDir(), "tmux.sock")
+	for b.Loop() {
+		start := time.Now()
+		cmd := exec.Command("tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
+			"cat "+path+"; tmux -S "+sock+" wait-for -S done; sleep 30")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("tmux new-session: %v: %s", err, out)
+		}
+		if out, err := exec.Command("tmux", "-S", sock, "wait-for", "done").CombinedOutput(); err != nil {
+			b.Fatalf("tmux wait-for: %v: %s", err, out)
+		}
+		_ = start
+		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+	}
+}
+
+func TestGeneratorsDeterministic(t *testing.T) {
+	a, b := GenLog(1<<20), GenLog(1<<20)
+	if !bytes.Equal(a, b) {
+		t.Fatal("GenLog differs between calls")
+	}
+	r1, r2 := GenRepaint(1<<20, 200, 50), GenRepaint(1<<20, 200, 50)
+	if !bytes.Equal(r1, r2) {
+		t.Fatal("GenRepaint differs between calls")
+	}
+	if bytes.IndexByte(r1, '\n') >= 0 {
+		t.Fatal("repaint stream contains a line feed")
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vt
+
+const raceEnabled = false
