@@ -577,26 +577,45 @@ func (p *Pane) waitLoop() {
 
 // awaitDrain waits for the reader to consume the output written before the
 // exit, so the last screen is complete when Done fires. The end of output
-// comes only once every holder of the terminal closed it; a background child
-// that keeps it open must not hold up the exit report, so the wait ends when
-// the reader makes no progress for drainTimeout, or after maxDrain.
+// comes only once every holder of the terminal closed it, and a background
+// child that keeps it open must not hold up the exit report: the wait also
+// ends once a drainTimeout passes in which the reader took nothing, with no
+// chunk in the emulator and nothing unread in the PTY, or after maxDrain.
 func (p *Pane) awaitDrain() {
 	tick := time.NewTicker(drainTimeout)
 	defer tick.Stop()
 	deadline := time.Now().Add(maxDrain)
-	last := p.reads.Load() + p.feeds.Load()
+	last := p.reads.Load()
 	for {
 		select {
 		case <-p.readerDone:
 			return
 		case now := <-tick.C:
-			n := p.reads.Load() + p.feeds.Load()
-			if n == last || now.After(deadline) {
+			reads := p.reads.Load()
+			// A slow emulator (or a starved reader) can take longer than
+			// the tick over one chunk; that is not the end of output.
+			idle := reads == last && p.feeds.Load() == reads && unreadBytes(p.master) == 0
+			if idle || now.After(deadline) {
 				return
 			}
-			last = n
+			last = reads
 		}
 	}
+}
+
+// unreadBytes returns how many bytes of output wait in the PTY, or 0.
+func unreadBytes(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+			n = v
+		}
+	})
+	return n
 }
 
 // signal sends sig to the program's process group and to the terminal's

@@ -246,16 +246,31 @@ func TestNoGoroutineOutlivesClose(t *testing.T) {
 func TestSynchronizedOutputHoldsFrame(t *testing.T) {
 	m := NewManager()
 	p := openHelper(t, m, Config{SyncTimeout: time.Minute}, "sync")
-	waitScreen(t, p, "before")
-	waitFor(t, "pane reported dirty", 10*time.Second, func() bool { return p.dirty.Load() })
-	m.TakeDirty(nil)
+	settle := func(want string) {
+		t.Helper()
+		waitScreen(t, p, want)
+		waitFor(t, "output settled", 10*time.Second, func() bool { return p.feeds.Load() == p.reads.Load() })
+	}
+	settle("before")
 	before := p.Snapshot()
 
+	// Begin the update. Output can arrive split across reads (a read may end
+	// inside the mode sequence, before the update began), so marks up to
+	// here are legitimate; clear them.
 	if _, err := p.Write([]byte("1")); err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, p, "during")
-	waitFor(t, "output settled", 10*time.Second, func() bool { return p.feeds.Load() == p.reads.Load() })
+	settle("during")
+	if !p.Modes().SyncOutput {
+		t.Fatal("update not begun")
+	}
+	m.TakeDirty(nil)
+
+	// Output inside the update must not be reported nor shown.
+	if _, err := p.Write([]byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	settle("more")
 	if p.dirty.Load() || len(m.Dirty()) != 0 {
 		t.Fatal("pane reported dirty inside a synchronized update")
 	}
@@ -263,7 +278,8 @@ func TestSynchronizedOutputHoldsFrame(t *testing.T) {
 		t.Fatalf("snapshot changed inside a synchronized update: %q", held.Lines[:3])
 	}
 
-	if _, err := p.Write([]byte("2")); err != nil {
+	// Ending the update reports the pane and shows all of it.
+	if _, err := p.Write([]byte("3")); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -272,31 +288,58 @@ func TestSynchronizedOutputHoldsFrame(t *testing.T) {
 	if err != nil || len(ids) != 1 || ids[0] != p.ID() {
 		t.Fatalf("WaitDirty = %v, %v; want [%s]", ids, err, p.ID())
 	}
-	waitScreen(t, p, "after")
+	settle("after")
 	text := strings.Join(p.Snapshot().Lines, "\n")
-	if !strings.Contains(text, "during") || !strings.Contains(text, "after") {
-		t.Fatalf("snapshot after the update: %q", text)
+	for _, want := range []string{"during", "more", "after"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("snapshot after the update lacks %q: %q", want, text)
+		}
 	}
 }
 
 func TestSynchronizedOutputTimeout(t *testing.T) {
+	// The timer fires once; if the machine is so slow that it fired before
+	// the test cleared earlier marks, the report cannot be told apart, so
+	// try again with a longer timeout.
+	for timeout := 300 * time.Millisecond; timeout <= 5*time.Second; timeout *= 3 {
+		if syncTimeoutObserved(t, timeout) {
+			return
+		}
+		t.Logf("timeout %v too short to observe on this machine, retrying", timeout)
+	}
+	t.Fatal("could not observe the sync timeout")
+}
+
+func syncTimeoutObserved(t *testing.T, timeout time.Duration) bool {
 	m := NewManager()
-	timeout := 100 * time.Millisecond
 	p := openHelper(t, m, Config{SyncTimeout: timeout}, "sync", "hold")
 	waitScreen(t, p, "before")
-	waitFor(t, "pane reported dirty", 10*time.Second, func() bool { return p.dirty.Load() })
-	m.TakeDirty(nil)
-
-	start := time.Now()
+	p.Snapshot() // the UI's frame before the update
 	if _, err := p.Write([]byte("1")); err != nil {
 		t.Fatal(err)
+	}
+	waitScreen(t, p, "during")
+	p.mu.Lock()
+	began := p.syncSince
+	p.mu.Unlock()
+	if began.IsZero() {
+		t.Fatal("update not begun")
+	}
+	// Marks from before the update (split reads) are legitimate; clear them.
+	m.TakeDirty(nil)
+	if time.Since(began) >= timeout {
+		return false
+	}
+	if !strings.Contains(strings.Join(p.Snapshot().Lines, "\n"), "before") ||
+		strings.Contains(strings.Join(p.Snapshot().Lines, "\n"), "during") {
+		t.Fatalf("held snapshot: %q", p.Snapshot().Lines[:3])
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := m.WaitDirty(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	if elapsed := time.Since(start); elapsed < timeout {
+	if elapsed := time.Since(began); elapsed < timeout {
 		t.Fatalf("held update reported after %v, before the %v timeout", elapsed, timeout)
 	}
 	if !p.Modes().SyncOutput {
@@ -305,6 +348,7 @@ func TestSynchronizedOutputTimeout(t *testing.T) {
 	if text := strings.Join(p.Snapshot().Lines, "\n"); !strings.Contains(text, "during") {
 		t.Fatalf("timed-out update not drawn: %q", text)
 	}
+	return true
 }
 
 func TestEvents(t *testing.T) {

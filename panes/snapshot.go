@@ -32,7 +32,8 @@ type Snapshot struct {
 // since the previous snapshot are rendered again; when nothing changed it
 // returns the previous snapshot without allocating. While the program holds a
 // synchronized update (mode 2026, up to the sync timeout) it returns the
-// screen as it was before the update began, so a frame is never torn.
+// previous snapshot, taken before the update began, so a frame is never torn
+// (a pane's very first snapshot has nothing earlier to return).
 func (p *Pane) Snapshot() Snapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -206,29 +206,30 @@ func spew(args []string) error {
 	return nil
 }
 
-// syncOutput prints "before", then for each input byte it reads steps
-// through a synchronized update (mode 2026): first it begins the update and
-// prints "during", on the next byte it ends the update and prints "after".
-// With "hold" it never ends it. The terminal is raw, so input is not echoed
-// into the output the test is watching.
+// syncOutput prints "before", then for each input byte it reads takes one
+// step through a synchronized update (mode 2026): it begins the update and
+// prints "during", prints "more" inside it, then ends it and prints "after".
+// With "hold" it stops after the first step and never ends the update. The
+// terminal is raw, so input is not echoed into the output the test watches.
 func syncOutput(args []string) error {
-	hold := len(args) > 0 && args[0] == "hold"
+	steps := []string{"\x1b[?2026hduring\r\n", "more\r\n", "\x1b[?2026lafter\r\n"}
+	if len(args) > 0 && args[0] == "hold" {
+		steps = steps[:1]
+	}
 	if err := makeRaw(); err != nil {
 		return err
 	}
 	fmt.Print("before\r\n")
 	b := make([]byte, 1)
-	if _, err := os.Stdin.Read(b); err != nil {
-		return fmt.Errorf("read: %w", err)
+	for _, step := range steps {
+		if _, err := os.Stdin.Read(b); err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		fmt.Print(step)
 	}
-	fmt.Print("\x1b[?2026hduring\r\n")
-	if hold {
+	if len(steps) == 1 {
 		return sleepForever()
 	}
-	if _, err := os.Stdin.Read(b); err != nil {
-		return fmt.Errorf("read: %w", err)
-	}
-	fmt.Print("\x1b[?2026lafter\r\n")
 	_, _ = os.Stdin.Read(b)
 	return nil
 }
