@@ -57,7 +57,6 @@ type savedCursor struct {
 	charsets    [4]uint8
 	gl          uint8
 	origin      bool
-	autowrap    bool
 	valid       bool
 }
 
@@ -112,6 +111,8 @@ type Emulator struct {
 	utf8n     int // bytes in utf8buf
 	utf8need  int // total bytes the pending rune needs
 	lastCh    rune
+	lastX     int // cell of a last-column print without autowrap, else -1
+	lastY     int
 	joinNext  bool // the last rune was a ZWJ: the next one joins its cluster
 	scratch   []byte
 	replyBuf  []byte

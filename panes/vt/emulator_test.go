@@ -357,11 +357,14 @@ func TestModes(t *testing.T) {
 	if e.Cursor().Visible {
 		t.Fatal("cursor visible after ?25l")
 	}
-	for seq, mm := range map[string]term.MouseMode{"\x1b[?9h": term.MouseX10, "\x1b[?1002h": term.MouseButton,
-		"\x1b[?1003h": term.MouseAny, "\x1b[?1002l": term.MouseNone} {
-		feed(t, e, seq)
-		if e.Modes().Mouse != mm {
-			t.Fatalf("after %q mouse = %v", seq, e.Modes().Mouse)
+	for _, step := range []struct {
+		seq  string
+		mode term.MouseMode
+	}{{"\x1b[?9h", term.MouseX10}, {"\x1b[?1002h", term.MouseButton},
+		{"\x1b[?1003h", term.MouseAny}, {"\x1b[?1002l", term.MouseNone}} {
+		feed(t, e, step.seq)
+		if e.Modes().Mouse != step.mode {
+			t.Fatalf("after %q mouse = %v", step.seq, e.Modes().Mouse)
 		}
 	}
 	feed(t, e, "\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l\x1b[?2026l\x1b[?1006l")

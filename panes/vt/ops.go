@@ -64,9 +64,9 @@ func (e *Emulator) index() {
 	}
 }
 
-// reverseIndex moves up a line, scrolling the region down at its top.
+// reverseIndex moves up a line, scrolling the region down at its top. A
+// pending wrap survives it, as in tmux and x/vt.
 func (e *Emulator) reverseIndex() {
-	e.wrapPending = false
 	switch {
 	case e.y == e.top:
 		e.scrollDown(e.top, e.bot, 1)
@@ -294,7 +294,7 @@ func (e *Emulator) cup(row, col int) {
 func (e *Emulator) saveCursor() {
 	e.saved[e.screenIndex()] = savedCursor{
 		x: e.x, y: e.y, wrapPending: e.wrapPending, pen: e.pen,
-		charsets: e.charsets, gl: e.gl, origin: e.origin, autowrap: e.autowrap, valid: true,
+		charsets: e.charsets, gl: e.gl, origin: e.origin, valid: true,
 	}
 }
 
@@ -313,7 +313,6 @@ func (e *Emulator) restoreCursor() {
 	e.pen = s.pen
 	e.charsets, e.gl = s.charsets, s.gl
 	e.origin = s.origin
-	e.autowrap = s.autowrap
 }
 
 // setAlt switches between the normal and the alternate screen.

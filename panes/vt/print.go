@@ -71,9 +71,13 @@ func (e *Emulator) printASCII(p []byte) int {
 		}
 		e.lastCh = dst[len(dst)-1].Ch
 		run = run[k:]
+		e.lastX, e.lastY = -1, -1
 		if x+len(dst) >= e.cols {
 			e.x = e.cols - 1
 			e.wrapPending = e.autowrap
+			if !e.autowrap {
+				e.lastX, e.lastY = e.cols-1, e.y
+			}
 		} else {
 			e.x = x + len(dst)
 		}
@@ -239,9 +243,13 @@ func (e *Emulator) printRune(r rune) {
 	}
 	e.dirty[e.y] = true
 	e.lastCh = r
+	e.lastX, e.lastY = -1, -1
 	if x+w >= e.cols {
 		e.x = e.cols - 1
 		e.wrapPending = e.autowrap
+		if !e.autowrap {
+			e.lastX, e.lastY = x, e.y
+		}
 	} else {
 		e.x = x + w
 	}
@@ -251,7 +259,9 @@ func (e *Emulator) printRune(r rune) {
 // cell before the cursor. It reports whether there was such a cell.
 func (e *Emulator) attach(r rune) bool {
 	x := e.x - 1
-	if e.wrapPending {
+	if e.wrapPending || (e.lastX == e.x && e.lastY == e.y) {
+		// The character before the mark was written where the cursor still
+		// is: the last column, after a pending wrap or without autowrap.
 		x = e.x
 	}
 	if x < 0 {
