@@ -1,0 +1,221 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+// LockTimeout bounds how long a writer waits for another writer's lock.
+var LockTimeout = 30 * time.Second
+
+// WriteFileAtomic replaces path with data: a temp file in the same directory,
+// synced, then renamed over path, so a reader or a crash sees the old file or
+// the new one, never half of one.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if err := renameio.WriteFile(path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// LockPath is the lock file that guards path. The lock is on a sibling file,
+// not on path itself, because every write replaces path's inode.
+func LockPath(path string) string { return path + ".lock" }
+
+// WithLock runs fn while holding the exclusive lock of path. Locks are
+// advisory (flock(2)) on a sibling lock file. Writers of one process first
+// queue on an in-process mutex, so at most one goroutine per process waits
+// in flock: many blocked flock waiters are all woken on every release, and
+// that thundering herd costs more than the writes themselves.
+func WithLock(path string, fn func() error) error {
+	mu := pathMutex(path)
+	if !lockWithTimeout(mu) {
+		return lockTimeoutError(path)
+	}
+	defer mu.Unlock()
+	fl := flock.New(LockPath(path))
+	// A blocking flock is fair to waiting processes where polling is not;
+	// the timeout only gives up waiting, and a lock granted after that is
+	// released at once.
+	got := make(chan error, 1)
+	go func() { got <- fl.Lock() }()
+	timer := time.NewTimer(LockTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+	case <-timer.C:
+		go func() {
+			if <-got == nil {
+				fl.Unlock()
+			}
+		}()
+		return lockTimeoutError(path)
+	}
+	defer fl.Unlock()
+	return fn()
+}
+
+func lockTimeoutError(path string) error {
+	return &Error{File: path, Msg: fmt.Sprintf("another writer has held its lock (%s) for %s; if no cockpit or okstra command is running, remove the lock file", LockPath(path), LockTimeout)}
+}
+
+var pathMutexes sync.Map // absolute path → *sync.Mutex
+
+func pathMutex(path string) *sync.Mutex {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	mu, _ := pathMutexes.LoadOrStore(path, &sync.Mutex{})
+	return mu.(*sync.Mutex)
+}
+
+// lockWithTimeout takes mu, giving up after LockTimeout.
+func lockWithTimeout(mu *sync.Mutex) bool {
+	if mu.TryLock() {
+		return true
+	}
+	deadline := time.Now().Add(LockTimeout)
+	got := make(chan struct{})
+	go func() {
+		mu.Lock()
+		close(got)
+	}()
+	select {
+	case <-got:
+		return true
+	case <-time.After(time.Until(deadline)):
+		go func() {
+			<-got
+			mu.Unlock()
+		}()
+		return false
+	}
+}
+
+// updateJSON is the read-modify-write of a JSON run file under its lock: it
+// decodes the current file into v (or leaves v as the caller made it when the
+// file does not exist and create is set), lets fn change v, and writes the
+// result merged over the old bytes so unknown members survive in place.
+// Nothing is written when fn returns an error or changes nothing.
+func updateJSON(path, display string, create bool, v any, validate func() error, fn func() error) error {
+	return WithLock(path, func() error {
+		old, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !create {
+				return &Error{File: display, Msg: "does not exist"}
+			}
+			old = nil
+		case err != nil:
+			return fmt.Errorf("read %s: %w", display, err)
+		default:
+			if err := decodeStrict(old, v, display); err != nil {
+				return err
+			}
+			if validate != nil {
+				if err := validate(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+		newer, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", display, err)
+		}
+		merged, err := mergeJSON(old, newer)
+		if err != nil {
+			return fmt.Errorf("merge %s: %w", display, err)
+		}
+		if bytes.Equal(merged, old) {
+			return nil
+		}
+		return WriteFileAtomic(path, merged, 0o644)
+	})
+}
+
+// decodeStrict decodes a JSON document into v and turns decoding errors into
+// one line naming the file and, where known, the field.
+func decodeStrict(data []byte, v any, display string) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &Error{File: display, Msg: "is empty; expected a JSON object"}
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return jsonError(display, data, err)
+	}
+	return nil
+}
+
+func jsonError(display string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err.Error() == "unexpected end of JSON input":
+		return &Error{File: display, Msg: "is truncated: the JSON ends early; restore or regenerate the file"}
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset)
+		return &Error{File: display, Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %s", line, col, syn.Error())}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return &Error{File: display, Field: field, Msg: fmt.Sprintf("is a JSON %s; expected %s", typ.Value, goTypeName(typ.Type.String()))}
+	}
+	return &Error{File: display, Msg: "invalid JSON: " + err.Error()}
+}
+
+func goTypeName(t string) string {
+	switch t {
+	case "string":
+		return "a string"
+	case "int", "int64", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	}
+	if len(t) > 2 && t[:2] == "[]" {
+		return "an array"
+	}
+	return "an object"
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	line, col := 1, 1
+	for i := int64(0); i < off && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// readJSON reads and decodes a JSON run file.
+func readJSON(path, display string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Error{File: display, Msg: "does not exist"}
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", display, err)
+	}
+	return decodeStrict(data, v, display)
+}

@@ -1,0 +1,80 @@
+package state
+
+import "path/filepath"
+
+// InvocationMetadata is the file `agent-prompt materialize` writes beside a
+// prompt (`<prompt>.meta.json`): the identity a worker claims, checked by the
+// wrapper against the run manifest before it starts anything.
+type InvocationMetadata struct {
+	SchemaVersion            string `json:"schemaVersion"`
+	ExecutionIdentityVersion int    `json:"executionIdentityVersion"`
+	InvocationRef            string `json:"invocationRef"`
+	RoleExecutionRef         string `json:"roleExecutionRef"`
+	ParticipantRef           string `json:"participantRef"`
+	DutyID                   string `json:"dutyId"`
+	ExecutionLabel           string `json:"executionLabel"`
+	Attempt                  int    `json:"attempt"`
+	ModelAssignment          *struct {
+		Provider            string `json:"provider"`
+		ModelExecutionValue string `json:"modelExecutionValue"`
+		Runner              string `json:"runner"`
+	} `json:"modelAssignment"`
+	Prompt *struct {
+		Path string `json:"path"`
+	} `json:"prompt"`
+	ContractSource *struct {
+		RunManifestPath string `json:"runManifestPath"`
+	} `json:"contractSource"`
+}
+
+// ReadInvocationMetadata reads and shape-checks invocation metadata.
+func ReadInvocationMetadata(path, display string) (*InvocationMetadata, error) {
+	md := &InvocationMetadata{}
+	if err := readJSON(path, display, md); err != nil {
+		return nil, err
+	}
+	if md.ExecutionIdentityVersion < 2 || md.InvocationRef == "" || md.RoleExecutionRef == "" {
+		return nil, &Error{File: display, Msg: "is not v2 invocation metadata (executionIdentityVersion 2 with invocationRef and roleExecutionRef); a new worker dispatch requires v2 metadata"}
+	}
+	for _, req := range []struct{ name, v string }{{"participantRef", md.ParticipantRef}, {"dutyId", md.DutyID}, {"executionLabel", md.ExecutionLabel}} {
+		if req.v == "" {
+			return nil, errf(display, req.name, "is missing")
+		}
+	}
+	if md.ModelAssignment == nil || md.ModelAssignment.Provider == "" || md.ModelAssignment.ModelExecutionValue == "" {
+		return nil, errf(display, "modelAssignment", "needs provider and modelExecutionValue")
+	}
+	if md.Prompt == nil || md.Prompt.Path == "" {
+		return nil, errf(display, "prompt.path", "is missing")
+	}
+	if md.ContractSource == nil || md.ContractSource.RunManifestPath == "" {
+		return nil, errf(display, "contractSource.runManifestPath", "is missing")
+	}
+	return md, nil
+}
+
+// Identity returns the identity md claims, for RunManifest.CheckIdentity.
+func (md *InvocationMetadata) Identity(role string) Identity {
+	return Identity{
+		Provider:         md.ModelAssignment.Provider,
+		Model:            md.ModelAssignment.ModelExecutionValue,
+		Runner:           md.ModelAssignment.Runner,
+		Role:             role,
+		DutyID:           md.DutyID,
+		RoleExecutionRef: md.RoleExecutionRef,
+		ParticipantRef:   md.ParticipantRef,
+		InvocationRef:    md.InvocationRef,
+		ExecutionLabel:   md.ExecutionLabel,
+	}
+}
+
+// PromptMatches reports whether md's prompt path names prompt (absolute).
+func (md *InvocationMetadata) PromptMatches(root Root, prompt string) bool {
+	p, err := root.Resolve(md.Prompt.Path, "prompt.path")
+	if err != nil {
+		return false
+	}
+	a, _ := filepath.EvalSymlinks(p)
+	b, _ := filepath.EvalSymlinks(prompt)
+	return a != "" && a == b
+}

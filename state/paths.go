@@ -1,0 +1,110 @@
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Root is a project root. Every path inside a run file is relative to it, and
+// nothing may resolve outside it: not through "..", not as an absolute path
+// elsewhere, not through a symlink.
+type Root struct {
+	dir string // absolute, symlinks evaluated
+}
+
+// OpenRoot checks that dir exists and is a directory and returns it as a Root.
+func OpenRoot(dir string) (Root, error) {
+	if dir == "" {
+		return Root{}, &Error{Field: "--project-root", Msg: "is empty; pass the project's root directory"}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Root{}, &Error{Field: "--project-root", Msg: err.Error()}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Root{}, &Error{File: dir, Msg: "project root does not exist; pass an existing directory with --project-root"}
+	}
+	info, err := os.Stat(real)
+	if err != nil || !info.IsDir() {
+		return Root{}, &Error{File: dir, Msg: "project root is not a directory"}
+	}
+	return Root{dir: real}, nil
+}
+
+// Dir is the root's absolute path.
+func (r Root) Dir() string { return r.dir }
+
+// Resolve turns a project-root-relative (or absolute) path into an absolute
+// path under the root. The file need not exist, but the part of the path that
+// does exist is resolved through symlinks and must stay inside the root. what
+// names the path in errors (a file and field, or a flag).
+func (r Root) Resolve(p string, what string) (string, error) {
+	if p == "" {
+		return "", &Error{Field: what, Msg: "is empty"}
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", &Error{Field: what, Msg: "contains a NUL byte"}
+	}
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+	} else {
+		abs = filepath.Join(r.dir, p)
+	}
+	if !within(r.dir, abs) {
+		return "", &Error{Field: what, Msg: "path " + quote(p) + " is outside the project root " + r.dir + "; use a path inside it"}
+	}
+	real, err := evalExisting(abs)
+	if err != nil {
+		return "", &Error{Field: what, Msg: "resolve " + quote(p) + ": " + err.Error()}
+	}
+	if !within(r.dir, real) {
+		return "", &Error{Field: what, Msg: "path " + quote(p) + " leads outside the project root through a symlink; use a path inside it"}
+	}
+	return abs, nil
+}
+
+// Rel returns abs relative to the root, in slash form, for writing into run
+// files.
+func (r Root) Rel(abs string) string {
+	rel, err := filepath.Rel(r.dir, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	return strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// evalExisting evaluates symlinks in the longest existing prefix of p and
+// appends the rest unchanged.
+func evalExisting(p string) (string, error) {
+	rest := ""
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
