@@ -78,3 +78,8 @@ func (md *InvocationMetadata) PromptMatches(root Root, prompt string) bool {
 	b, _ := filepath.EvalSymlinks(prompt)
 	return a != "" && a == b
 }
+
+// IdentityMatches checks md's claimed identity against the run manifest.
+func (md *InvocationMetadata) IdentityMatches(m *RunManifest, role string) error {
+	return m.CheckIdentity(md.Identity(role))
+}

@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// DispatchResult is what worker-dispatch and team dispatch report.
+type DispatchResult struct {
+	Dispatches []state.Dispatch
+	Lines      []string
+}
+
+// RunCLIWrapper is the cli-wrapper backend (`worker-dispatch`): it records
+// the batch, runs every job as a child `cockpit worker exec` concurrently,
+// waits for all of them, settles them from their sidecars and records
+// phase-5-collect for each settled initial dispatch. SIGTERM, SIGHUP and
+// SIGINT are passed on to the children, which still write terminal
+// sidecars. self is the cockpit binary.
+func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
+	run := b.Run
+	rec := NewRecorder(run, SourceWorkerDispatch, true)
+	recs, err := RecordBatch(b, rec, state.BackendCLIWrapper)
+	if err != nil {
+		return nil, err
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
+	cmds := make([]*exec.Cmd, len(recs))
+	launched := make([]Launched, len(recs))
+	for i, r := range recs {
+		argv := WorkerArgv(self, run, r.Job, "quiet")
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = run.Root.Dir()
+		cmd.Stdin = nil
+		cmd.Stdout, cmd.Stderr = nil, nil
+		if err := cmd.Start(); err != nil {
+			launched[i] = Launched{Err: err}
+			continue
+		}
+		cmds[i] = cmd
+		launched[i] = Launched{PID: cmd.Process.Pid}
+	}
+	if err := MarkLaunched(run, recs, launched); err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, cmd := range cmds {
+		if cmd == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = cmd.Wait() // the sidecar carries the outcome
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case sig := <-sigs:
+			for _, cmd := range cmds {
+				if cmd != nil && cmd.ProcessState == nil {
+					_ = cmd.Process.Signal(sig)
+				}
+			}
+		case <-ctx.Done():
+			for _, cmd := range cmds {
+				if cmd != nil && cmd.ProcessState == nil {
+					_ = cmd.Process.Signal(syscall.SIGTERM)
+				}
+			}
+		}
+	}
+	ts, _, err := Settle(run)
+	if err != nil {
+		return nil, err
+	}
+	// A wrapper that died without a terminal sidecar leaves its dispatch
+	// pending; the batch is over, so write it off with the reason.
+	if err := failUnsettled(run, recs, cmds); err != nil {
+		return nil, err
+	}
+	if err := Collect(run, rec); err != nil {
+		return nil, err
+	}
+	ts, err = state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines()}, nil
+}
+
+func failUnsettled(run *state.Run, recs []Recorded, cmds []*exec.Cmd) error {
+	return state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
+		for i, r := range recs {
+			d := ts.Dispatch(r.Dispatch.DispatchID)
+			if d == nil || d.Terminal() {
+				continue
+			}
+			reason := "worker wrapper ended without a terminal status sidecar"
+			if cmds[i] != nil && cmds[i].ProcessState != nil {
+				reason = fmt.Sprintf("worker wrapper %s without a terminal status sidecar", cmds[i].ProcessState)
+			}
+			d.Status, d.Reason, d.SettledAt = "error", reason, state.Timestamp(state.Now())
+		}
+		return nil
+	})
+}
+
+// batchDispatches picks the batch's dispatches out of team-state, in batch
+// order.
+func batchDispatches(ts *state.TeamState, recs []Recorded) []state.Dispatch {
+	out := make([]state.Dispatch, 0, len(recs))
+	for _, r := range recs {
+		if d := ts.Dispatch(r.Dispatch.DispatchID); d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,171 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// Counts are the phase-5-poll numbers of a set of dispatches.
+type Counts struct {
+	Pending, Done int
+}
+
+func (c Counts) fields() [][2]string {
+	return [][2]string{{"pending", fmt.Sprint(c.Pending)}, {"done", fmt.Sprint(c.Done)}}
+}
+
+// CountDispatches counts the dispatches that are still running and those
+// that settled.
+func CountDispatches(ds []state.Dispatch) Counts {
+	var c Counts
+	for i := range ds {
+		if ds[i].Terminal() {
+			c.Done++
+		} else {
+			c.Pending++
+		}
+	}
+	return c
+}
+
+// ProcessAlive reports whether pid names a live process (a zombie counts as
+// gone only once reaped; EPERM means it exists under another user).
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// sidecarVerdict reads what a dispatch's sidecar says: a terminal status
+// and reason, or "" while it still runs. A sidecar stuck at "started" whose
+// wrapper is gone is dead, and so is a dispatch with no sidecar whose
+// recorded wrapper pid is gone.
+func sidecarVerdict(run *state.Run, d *state.Dispatch) (status, reason string, exit *int, err error) {
+	path, err := run.Root.Resolve(d.StatusPath, "statusPath")
+	if err != nil {
+		return "", "", nil, err
+	}
+	sc, err := state.ReadSidecar(path, d.StatusPath)
+	if err != nil {
+		return "", "", nil, err
+	}
+	switch {
+	case sc == nil:
+		if d.PID > 0 && !ProcessAlive(d.PID) {
+			return "error", fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID), nil, nil
+		}
+		return "", "", nil, nil
+	case state.IsTerminal(sc.Status):
+		return sc.Status, sc.Reason, sc.ExitCode, nil
+	case !ProcessAlive(sc.PID):
+		return "error", fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), nil, nil
+	}
+	return "", "", nil, nil
+}
+
+// Settle brings every non-terminal dispatch of the run up to date with its
+// sidecar, under the team-state lock, and returns the team-state as written
+// and the ids of the dispatches it settled, in team-state order.
+func Settle(run *state.Run) (*state.TeamState, []string, error) {
+	// Look first without the lock: most wake-ups settle nothing, and those
+	// should not take the lock or touch the file.
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	need := false
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.Terminal() || d.StatusPath == "" {
+			continue
+		}
+		status, _, _, err := sidecarVerdict(run, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if status != "" {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return ts, nil, nil
+	}
+	var settled []string
+	var snapshot *state.TeamState
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
+		settled = settled[:0]
+		now := state.Timestamp(state.Now())
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.Terminal() || d.StatusPath == "" {
+				continue
+			}
+			status, reason, exit, err := sidecarVerdict(run, d)
+			if err != nil {
+				return err
+			}
+			if status == "" {
+				continue
+			}
+			d.Status, d.Reason, d.ExitCode, d.SettledAt = status, reason, exit, now
+			settled = append(settled, d.DispatchID)
+		}
+		snapshot = &state.TeamState{WorkerDispatches: append([]state.Dispatch(nil), ts.WorkerDispatches...), Workers: append([]state.Worker(nil), ts.Workers...), TeamName: ts.TeamName}
+		return nil
+	})
+	return snapshot, settled, err
+}
+
+// Collect records phase-5-collect for every settled initial dispatch that
+// has not been collected yet, marking it collected in team-state so that no
+// later command records it again.
+func Collect(run *state.Run, rec *Recorder) error {
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return err
+	}
+	if !hasUncollected(ts) {
+		return nil
+	}
+	var lines []state.Dispatch
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
+		lines = lines[:0]
+		now := state.Timestamp(state.Now())
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.DispatchKind != "initial" || !d.Terminal() || d.CollectedAt != "" {
+				continue
+			}
+			if rec.write {
+				d.CollectedAt = now
+			}
+			lines = append(lines, *d)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range lines {
+		if err := rec.Record("phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasUncollected(ts *state.TeamState) bool {
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.DispatchKind == "initial" && d.Terminal() && d.CollectedAt == "" {
+			return true
+		}
+	}
+	return false
+}
