@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"runtime"
 	"strconv"
 	"sync"
@@ -48,8 +49,9 @@ type Emulator struct {
 	st    *state // what x/vt's callbacks write
 	reply func([]byte)
 
-	prev [][]byte // last rendering of each row, for TakeDirty
-	buf  []byte
+	prev   [][]byte // last rendering of each row, for TakeDirty
+	buf    []byte
+	closed bool
 }
 
 // sink collects replies read from x/vt's pipe by the drainer goroutine.
@@ -132,8 +134,8 @@ func NewEmulator(cols, rows int) *Emulator {
 		_, _ = inner.InputPipe().Write([]byte("\x1b[?2026;" + strconv.Itoa(v) + "$y"))
 		return true
 	})
-	// Closing x/vt ends the drainer once r is unreachable.
-	runtime.AddCleanup(r, func(e *xvt.Emulator) { _ = e.Close() }, inner)
+	// Closing the reply pipe ends the drainer once r is unreachable.
+	runtime.AddCleanup(r, func(e *xvt.Emulator) { _ = closePipe(e) }, inner)
 	return r
 }
 
@@ -157,8 +159,22 @@ func (k *sink) drain(e *xvt.Emulator) {
 // Close stops the reply drainer. The Emulator must not be used afterwards.
 // An Emulator that is dropped without Close is closed when collected.
 func (r *Emulator) Close() error {
-	if err := r.e.Close(); err != nil {
-		return fmt.Errorf("close x/vt: %w", err)
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := closePipe(r.e); err != nil {
+		return fmt.Errorf("close x/vt reply pipe: %w", err)
+	}
+	return nil
+}
+
+// closePipe closes x/vt's reply pipe from the writing end, which ends the
+// drainer's Read with EOF. x/vt's own Close would also do it, but it sets a
+// flag that its Read reads without a lock (a data race with the drainer).
+func closePipe(e *xvt.Emulator) error {
+	if pw, ok := e.InputPipe().(*io.PipeWriter); ok {
+		return pw.Close()
 	}
 	return nil
 }
@@ -169,6 +185,9 @@ func (r *Emulator) Inner() *xvt.Emulator { return r.e }
 // Write feeds program output to x/vt and hands its replies to the reply
 // callback before returning.
 func (r *Emulator) Write(p []byte) (int, error) {
+	if r.closed {
+		return 0, io.ErrClosedPipe
+	}
 	n, err := r.e.Write(p)
 	if _, serr := r.e.InputPipe().Write(sentinel); serr == nil {
 		r.sink.mu.Lock()

@@ -115,8 +115,8 @@ func appendRandomSGR(out []byte, rng *rand.Rand) []byte {
 }
 
 // GenRepaint returns about size bytes of TUI repaint traffic for a
-// cols×rows screen: whole frames drawn with cursor addressing (CUP per row,
-// styled segments, box-drawing borders, EL) inside synchronized-output
+// cols×rows screen: whole frames drawn with cursor addressing (CUP and EL
+// per row, styled segments, box-drawing borders) inside synchronized-output
 // brackets, with no line feeds at all.
 func GenRepaint(size, cols, rows int) []byte {
 	rng := rand.New(rand.NewPCG(genSeed, 2))
@@ -129,7 +129,7 @@ func GenRepaint(size, cols, rows int) []byte {
 		for y := 1; y <= rows; y++ {
 			out = append(out, "\x1b["...)
 			out = strconv.AppendInt(out, int64(y), 10)
-			out = append(out, ";1H"...)
+			out = append(out, ";1H\x1b[2K"...)
 			if y == 1 || y == rows {
 				out = append(out, "\x1b[0;38;5;244m"...)
 				for x := 0; x < cols; x++ {
@@ -163,7 +163,7 @@ func GenRepaint(size, cols, rows int) []byte {
 				}
 				col += seg
 			}
-			out = append(out, "\x1b[0;38;5;244m│\x1b[0m\x1b[K"...)
+			out = append(out, "\x1b[0;38;5;244m│\x1b[0m"...)
 		}
 		out = append(out, "\x1b[0m\x1b[?2026l"...)
 	}

@@ -648,7 +648,9 @@ func (e *Emulator) setDECMode(mode int, on bool) {
 				e.saveCursor()
 				e.setAlt(true, true)
 			}
-		} else if e.alt {
+		} else {
+			// As xterm and tmux: the cursor is restored even when the normal
+			// screen is already showing.
 			e.setAlt(false, false)
 			e.restoreCursor()
 		}
