@@ -20,6 +20,12 @@ type line struct {
 	cells   []Cell
 	used    int  // no cell at or after used is anything but a default blank
 	wrapped bool // the text goes on in the next line (autowrap)
+	// enc is the line's scrollback encoding, made while the line is still
+	// in cache (when the cursor leaves it by a line feed); encValid says no
+	// change came after. A scroll then copies enc instead of re-reading
+	// cells that have long left the cache.
+	enc      []byte
+	encValid bool
 }
 
 // clearLine blanks the whole line with background bg.
@@ -32,6 +38,13 @@ func (ln *line) clear(bg Color) {
 		ln.used = 0
 	}
 	ln.wrapped = false
+	ln.encValid = false
+}
+
+// touch marks row y changed: dirty for TakeDirty, its encoding stale.
+func (e *Emulator) touch(y int) {
+	e.dirty[y] = true
+	e.scr.row(y).encValid = false
 }
 
 // screen is a ring of lines: row y is lines[(head+y) % len(lines)], so a
@@ -240,6 +253,12 @@ func (e *Emulator) Write(p []byte) (int, error) {
 			if b >= 0x80 {
 				i += e.printUTF8(p[i:])
 				continue
+			}
+			if b == 0x1b && i+1 < len(p) && p[i+1] == '[' {
+				if n := e.fastCSI(p[i:]); n > 0 {
+					i += n
+					continue
+				}
 			}
 		}
 		e.advance(p[i])

@@ -56,6 +56,14 @@ func (e *Emulator) backTab(n int) {
 // index moves down a line, scrolling the region when at its bottom.
 func (e *Emulator) index() {
 	e.wrapPending = false
+	if !e.alt && e.sb.limit > 0 {
+		// Encode the line being left while it is hot; a scroll copies it.
+		ln := e.scr.row(e.y)
+		if !ln.encValid {
+			ln.enc = encodeLine(ln.enc[:0], ln.cells[:min(ln.used, len(ln.cells))], ln.wrapped)
+			ln.encValid = true
+		}
+	}
 	switch {
 	case e.y == e.bot:
 		e.scrollUp(e.top, e.bot, 1, true)
@@ -81,7 +89,8 @@ func clearCells(cells []Cell, bg Color) {
 		return
 	}
 	for i := range cells {
-		cells[i] = Cell{Bg: bg}
+		c := &cells[i]
+		c.Ch, c.Fg, c.Bg, c.Attr, c.Ext = 0, 0, bg, 0, 0
 	}
 }
 
@@ -180,7 +189,7 @@ func (e *Emulator) eraseCells(y, a, b int) {
 			ln.wrapped = false
 		}
 	}
-	e.dirty[y] = true
+	e.touch(y)
 }
 
 func (e *Emulator) eraseDisplay(mode int) {
@@ -248,7 +257,7 @@ func (e *Emulator) insertBlanks(n int) {
 		e.breakWide(ln, last)
 	}
 	clearCells(cells[x:x+n], e.pen.bg)
-	e.dirty[e.y] = true
+	e.touch(e.y)
 }
 
 // deleteCells removes n cells at the cursor, shifting the rest left (DCH).
@@ -271,7 +280,7 @@ func (e *Emulator) deleteCells(n int) {
 	if e.pen.bg != 0 {
 		ln.used = e.cols
 	}
-	e.dirty[e.y] = true
+	e.touch(e.y)
 }
 
 // setCursor moves to (x, y) of the screen, clamped; it ends a pending wrap.
@@ -396,6 +405,7 @@ func (e *Emulator) decaln() {
 		}
 		ln.used = len(ln.cells)
 		ln.wrapped = false
+		ln.encValid = false
 	}
 	e.setCursor(0, 0)
 	e.markAll()

@@ -216,3 +216,40 @@ func (e *Emulator) advance(b byte) {
 		}
 	}
 }
+
+// fastCSI parses a whole, plain CSI sequence (ESC [ [marker] params final)
+// at the start of p in one loop and dispatches it, returning its length. It
+// returns 0, touching nothing but the parameter buffer, for anything else
+// (intermediates, controls inside, a sequence cut by the end of p), which
+// then goes through the state table byte by byte with the same result.
+func (e *Emulator) fastCSI(p []byte) int {
+	ps := &e.p
+	ps.clear()
+	j := 2
+	if j < len(p) && p[j] >= 0x3c && p[j] <= 0x3f {
+		ps.prefix = p[j]
+		j++
+	}
+	for ; j < len(p); j++ {
+		b := p[j]
+		switch {
+		case b >= '0' && b <= '9':
+			v := uint32(ps.params[ps.np])*10 + uint32(b-'0')
+			ps.params[ps.np] = uint16(min(v, 0xffff))
+		case b == ';' || b == ':':
+			if ps.np < maxParams-1 {
+				if b == ':' {
+					ps.sub |= 1 << ps.np
+				}
+				ps.np++
+				ps.params[ps.np] = 0
+			}
+		case b >= 0x40 && b <= 0x7e:
+			e.csiDispatch(b)
+			return j + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}

@@ -1,8 +1,18 @@
 package vt
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 )
+
+// hasNonPrintable reports whether any of the 8 bytes in w is below 0x20 or at
+// least 0x7f (SWAR: a borrow or carry sets that byte's top bit). It may
+// report a printable byte as non-printable only after a real one, which the
+// byte loop then finds.
+func hasNonPrintable(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return ((w-0x20*ones)|(w+0x01*ones)|w)&highs != 0
+}
 
 // template is the cell the pen prints with (Ch still to be set).
 func (e *Emulator) template() Cell {
@@ -12,7 +22,9 @@ func (e *Emulator) template() Cell {
 // wrap moves to the start of the next line after a pending wrap, marking the
 // line as continued.
 func (e *Emulator) wrap() {
-	e.scr.row(e.y).wrapped = true
+	ln := e.scr.row(e.y)
+	ln.wrapped = true
+	ln.encValid = false
 	e.wrapPending = false
 	e.x = 0
 	e.index()
@@ -22,6 +34,9 @@ func (e *Emulator) wrap() {
 // returns its length. This is the hot path: cells are written in bulk.
 func (e *Emulator) printASCII(p []byte) int {
 	n := 0
+	for n+8 <= len(p) && !hasNonPrintable(binary.LittleEndian.Uint64(p[n:])) {
+		n += 8
+	}
 	for n < len(p) && p[n] >= 0x20 && p[n] < 0x7f {
 		n++
 	}
@@ -53,16 +68,11 @@ func (e *Emulator) printASCII(p []byte) int {
 			e.breakWide(ln, last)
 		}
 		dst := cells[x : x+k]
-		src := run[:len(dst)]
-		for j := range dst {
-			// A fresh literal per cell: patching a template's Ch and copying
-			// it stalls store forwarding and costs 8× as much.
-			dst[j] = Cell{Ch: rune(src[j]), Fg: fg, Bg: bg, Attr: attr, Ext: ext}
-		}
+		fillASCII(dst, run, fg, bg, attr, ext)
 		if x+k > ln.used {
 			ln.used = x + k
 		}
-		e.dirty[e.y] = true
+		e.touch(e.y)
 		if !e.autowrap && k < len(run) {
 			// Without autowrap what does not fit overwrites the last column:
 			// the last character of the run stays there.
@@ -211,7 +221,7 @@ func (e *Emulator) printRune(r rune) {
 		}
 		ln.cells[e.x] = Cell{Bg: e.pen.bg}
 		ln.used = e.cols
-		e.dirty[e.y] = true
+		e.touch(e.y)
 		e.wrap()
 	}
 	ln := e.scr.row(e.y)
@@ -241,7 +251,7 @@ func (e *Emulator) printRune(r rune) {
 	if x+w > ln.used {
 		ln.used = x + w
 	}
-	e.dirty[e.y] = true
+	e.touch(e.y)
 	e.lastCh = r
 	e.lastX, e.lastY = -1, -1
 	if x+w >= e.cols {
@@ -284,7 +294,7 @@ func (e *Emulator) attach(r rune) bool {
 	}
 	c.Ch = id
 	c.Attr |= attrCluster
-	e.dirty[e.y] = true
+	e.touch(e.y)
 	// VS16 asks for emoji presentation: a narrow base becomes wide when there
 	// is room for it.
 	if r == 0xfe0f && c.Attr&AttrWide == 0 && x+1 < e.cols && x == e.x-1 && !e.wrapPending {

@@ -54,6 +54,10 @@ func (s *scrollback) push(ln *line) {
 	if s.limit == 0 {
 		return
 	}
+	if ln.encValid {
+		s.pushEncoded(ln.enc)
+		return
+	}
 	s.scratch = encodeLine(s.scratch[:0], ln.cells[:min(ln.used, len(ln.cells))], ln.wrapped)
 	s.pushEncoded(s.scratch)
 }
@@ -168,6 +172,10 @@ func encodeLine(dst []byte, cells []Cell, wrapped bool) []byte {
 		buf[i] = 0
 	}
 	i++
+	if littleEndian {
+		i = encodeCellsLE(buf, i, cells)
+		return buf[:i]
+	}
 	var fg, bg Color
 	var attr Attr
 	var ext uint16
@@ -208,6 +216,67 @@ func encodeLine(dst []byte, cells []Cell, wrapped bool) []byte {
 		binary.LittleEndian.PutUint16(buf[countAt:], uint16(count))
 	}
 	return buf[:i]
+}
+
+// encodeCellsLE is the loop of encodeLine reading each cell as two words
+// (see fast.go): the style is word 0's top half and word 1 under styleMask.
+func encodeCellsLE(buf []byte, i int, cells []Cell) int {
+	words := cellWords(cells)
+	var curFg, curStyle uint64
+	countAt, count := -1, 0
+	for x := 0; x < len(cells); x++ {
+		w0, w1 := words[2*x], words[2*x+1]
+		fg, style := w0>>32, w1&styleMask
+		if fg != curFg || style != curStyle || countAt < 0 {
+			if countAt >= 0 {
+				binary.LittleEndian.PutUint16(buf[countAt:], uint16(count))
+			}
+			curFg, curStyle = fg, style
+			i = putRunHeader(buf, i, Color(fg), Color(uint32(style)), Attr(style>>32), uint16(style>>48))
+			countAt, count = i, 0
+			i += 2
+		}
+		count++
+		ch := uint32(w0)
+		a := Attr(w1 >> 32)
+		if a&(attrCluster|AttrWide) == 0 && ch < 0x80 {
+			buf[i] = byte(ch)
+			i++
+			// The common case: more ASCII in the same style. Such a cell's
+			// word 1 is exactly the style and word 0 differs from the
+			// style's fg only in its low 7 bits.
+			fgw := curFg << 32
+			for x+1 < len(cells) {
+				v0, v1 := words[2*x+2], words[2*x+3]
+				if v1 != curStyle || v0^fgw >= 0x80 {
+					break
+				}
+				buf[i] = byte(v0)
+				i++
+				x++
+				count++
+			}
+			continue
+		}
+		if a&attrCluster != 0 {
+			m := byte(0xfe)
+			if a&AttrWide != 0 {
+				m = 0xff
+			}
+			buf[i] = m
+			i++
+			i += binary.PutUvarint(buf[i:], uint64(ch))
+		} else {
+			i += len(appendRune(buf[i:i], rune(ch)))
+		}
+		if a&AttrWide != 0 {
+			x++
+		}
+	}
+	if countAt >= 0 {
+		binary.LittleEndian.PutUint16(buf[countAt:], uint16(count))
+	}
+	return i
 }
 
 func putRunHeader(buf []byte, i int, fg, bg Color, attr Attr, ext uint16) int {

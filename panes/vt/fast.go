@@ -1,0 +1,58 @@
+package vt
+
+import "unsafe"
+
+// The two hottest loops (printing ASCII runs into cells, encoding lines into
+// the scrollback) handle a Cell as two little-endian 64-bit words:
+//
+//	word 0: Ch (bits 0–31) | Fg (32–63)
+//	word 1: Bg (bits 0–31) | Attr (32–47) | Ext (48–63)
+//
+// Two plain stores or loads per cell instead of five field accesses. On a
+// big-endian machine the field-by-field loops are used instead.
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+func init() {
+	var c Cell
+	if unsafe.Sizeof(c) != 16 || unsafe.Offsetof(c.Fg) != 4 || unsafe.Offsetof(c.Bg) != 8 ||
+		unsafe.Offsetof(c.Attr) != 12 || unsafe.Offsetof(c.Ext) != 14 {
+		panic("vt: Cell layout is not the one fast.go assumes")
+	}
+}
+
+// fillASCII writes src into dst (len(dst) == len(src)) with one style.
+func fillASCII(dst []Cell, src []byte, fg, bg Color, attr Attr, ext uint16) {
+	if len(dst) == 0 {
+		return
+	}
+	if !littleEndian {
+		for j := range dst {
+			d := &dst[j]
+			d.Ch, d.Fg, d.Bg, d.Attr, d.Ext = rune(src[j]), fg, bg, attr, ext
+		}
+		return
+	}
+	w0 := uint64(fg) << 32
+	w1 := uint64(bg) | uint64(attr)<<32 | uint64(ext)<<48
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), 2*len(dst))
+	src = src[:len(dst)]
+	for j, b := range src {
+		words[2*j] = w0 | uint64(b)
+		words[2*j+1] = w1
+	}
+}
+
+// cellWords returns the cells as 64-bit words (little-endian machines only).
+func cellWords(cells []Cell) []uint64 {
+	if len(cells) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&cells[0])), 2*len(cells))
+}
+
+// styleMask keeps the style part of word 1: Bg, the SGR bits of Attr, Ext.
+const styleMask = 0xffffffff | uint64(attrStyle)<<32 | 0xffff<<48
