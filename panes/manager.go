@@ -42,6 +42,15 @@ func NewManager() *Manager {
 	}
 }
 
+// ReserveIDs makes the next pane id at least pane-(n+1). A cockpit that
+// reopens a run reserves the ids an earlier cockpit recorded, so that a
+// recorded pane id never names a different pane.
+func (m *Manager) ReserveIDs(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.next = max(m.next, n)
+}
+
 // Open starts a pane and returns it. Ids are "pane-1", "pane-2", … in order
 // of Open calls and are never reused by this manager, even when Open fails.
 func (m *Manager) Open(cfg Config) (*Pane, error) {

@@ -1,0 +1,560 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/state"
+)
+
+// CockpitConfig says what a cockpit serves.
+type CockpitConfig struct {
+	Run  *state.Run
+	Self string // the cockpit binary, for worker panes and the lead's PATH
+	// Lead is the lead pane's command; nil opens no lead pane.
+	Lead []string
+	// LeadEnv is added to the lead's environment.
+	LeadEnv []string
+	// Socket overrides SocketPath(Run).
+	Socket string
+	// NoServer skips the control socket (tests of the engine alone).
+	NoServer bool
+	// Cols, Rows size new panes until the screen resizes them.
+	Cols, Rows int
+	// CloseGrace overrides the panes' close grace.
+	CloseGrace time.Duration
+}
+
+// Cockpit is the engine behind the screen: it owns the panes, watches the
+// run's files, keeps the RunView, serves the control socket and queues the
+// human's gates. The screen and `cockpit events` subscribe to its events.
+type Cockpit struct {
+	cfg    CockpitConfig
+	run    *state.Run
+	mgr    *panes.Manager
+	broker *broker
+	watch  *Watcher
+	server *Server
+
+	mu      sync.Mutex
+	view    RunView
+	info    map[string]PaneInfo // open panes by id
+	gates   []*pendingGate
+	closed  bool
+	rebuild chan struct{}
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+type pendingGate struct {
+	gate   Gate
+	answer chan GateAnswer
+}
+
+// StartCockpit opens the run's cockpit: it settles what earlier sessions
+// left, reserves their pane ids, starts the watcher and the control socket,
+// opens the lead pane and, for dispatches still running elsewhere, panes that
+// follow their logs.
+func StartCockpit(cfg CockpitConfig) (*Cockpit, error) {
+	if cfg.Cols == 0 || cfg.Rows == 0 {
+		cfg.Cols, cfg.Rows = 100, 30
+	}
+	c := &Cockpit{
+		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
+		info: map[string]PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	run := cfg.Run
+	// Dispatches whose panes died with an earlier cockpit settle now (their
+	// wrappers wrote terminal sidecars on SIGHUP, or are gone).
+	if _, _, err := Settle(run); err != nil {
+		return nil, err
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	c.mgr.ReserveIDs(maxPaneNumber(ts))
+	if c.watch, err = NewWatcher(); err != nil {
+		return nil, fmt.Errorf("watch run files: %w", err)
+	}
+	for _, f := range []struct {
+		path string
+		kind EventKind
+	}{{run.TeamStatePath, EvTeamState}, {run.LeadEventsPath, EvLedger}} {
+		if err := c.watch.Watch(f.path, f.kind); err != nil {
+			c.watch.Close()
+			return nil, fmt.Errorf("watch %s: %w", f.path, err)
+		}
+	}
+	if p := run.Manifest.TaskManifestPath; p != "" {
+		if abs, err := run.Root.Resolve(p, "taskManifestPath"); err == nil {
+			_ = c.watch.Watch(abs, EvOther)
+		}
+	}
+	if !cfg.NoServer {
+		path := cfg.Socket
+		if path == "" {
+			path = SocketPath(run)
+		}
+		hello := HelloResult{RunManifest: run.Manifest.Display, ProjectRoot: run.Root.Dir()}
+		if c.server, err = Listen(path, c.handler(), hello); err != nil {
+			c.watch.Close()
+			return nil, err
+		}
+	}
+	c.refresh()
+	c.wg.Add(1)
+	go c.loop()
+	if len(cfg.Lead) > 0 {
+		if err := c.openLead(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	c.followElsewhere(ts)
+	return c, nil
+}
+
+// maxPaneNumber is the highest N of a recorded "pane-N".
+func maxPaneNumber(ts *state.TeamState) int {
+	n := 0
+	for _, d := range ts.WorkerDispatches {
+		if v, err := strconv.Atoi(strings.TrimPrefix(d.PaneID, "pane-")); err == nil && strings.HasPrefix(d.PaneID, "pane-") {
+			n = max(n, v)
+		}
+	}
+	return n
+}
+
+// Manager is the cockpit's pane manager, for the screen.
+func (c *Cockpit) Manager() *panes.Manager { return c.mgr }
+
+// SocketPath is where the cockpit listens ("" without a server).
+func (c *Cockpit) SocketPath() string {
+	if c.server == nil {
+		return ""
+	}
+	return c.server.Path()
+}
+
+// Subscribe streams the engine's events (ViewUpdated, PaneOpened,
+// PaneClosed, Notice) from now on; the current view comes first.
+func (c *Cockpit) Subscribe() (<-chan any, func()) {
+	ch, stop := c.broker.subscribe()
+	c.broker.publish(ViewUpdated{View: c.View()})
+	return ch, stop
+}
+
+// View is the current run view.
+func (c *Cockpit) View() RunView {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.view
+}
+
+func (c *Cockpit) openLead() error {
+	env := append(os.Environ(), c.cfg.LeadEnv...)
+	env = append(env,
+		"COCKPIT_SOCKET="+c.SocketPath(),
+		"COCKPIT_RUN_MANIFEST="+c.run.Manifest.Display,
+		"COCKPIT_PROJECT_ROOT="+c.run.Root.Dir(),
+	)
+	if c.cfg.Self != "" {
+		env = prependPath(env, filepath.Dir(c.cfg.Self))
+	}
+	_, err := c.open(panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}, PaneInfo{Title: "lead", Lead: true})
+	return err
+}
+
+func prependPath(env []string, dir string) []string {
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + dir + string(os.PathListSeparator) + v
+			return env
+		}
+	}
+	return append(env, "PATH="+dir)
+}
+
+// followElsewhere opens a read-only pane following the log of every
+// dispatch whose wrapper runs outside this cockpit (an earlier cockpit's
+// pane survived, or a cli-wrapper child), so the human sees them too.
+func (c *Cockpit) followElsewhere(ts *state.TeamState) {
+	if c.cfg.Self == "" {
+		return
+	}
+	for _, d := range ts.WorkerDispatches {
+		if d.Terminal() || d.LogPath == "" {
+			continue
+		}
+		pid := d.PID
+		if sp, err := c.run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
+			if sc, _ := state.ReadSidecar(sp, d.StatusPath); sc != nil {
+				pid = sc.PID
+			}
+		}
+		if !ProcessAlive(pid) {
+			continue
+		}
+		log, err := c.run.Root.Resolve(d.LogPath, "logPath")
+		if err != nil {
+			continue
+		}
+		argv := []string{c.cfg.Self, "worker", "tail", "--pid", strconv.Itoa(pid), log}
+		_, _ = c.open(panes.Config{Argv: argv, Dir: c.run.Root.Dir()}, PaneInfo{Title: d.ExecutionLabel + " · running elsewhere", DispatchID: d.DispatchID})
+	}
+}
+
+// open starts a pane and announces it.
+func (c *Cockpit) open(cfg panes.Config, info PaneInfo) (*panes.Pane, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("the cockpit is closing")
+	}
+	c.mu.Unlock()
+	if cfg.Cols == 0 {
+		cfg.Cols, cfg.Rows = c.cfg.Cols, c.cfg.Rows
+	}
+	if c.cfg.CloseGrace > 0 {
+		cfg.CloseGrace = c.cfg.CloseGrace
+	}
+	p, err := c.mgr.Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	info.PaneID, info.PID = p.ID(), p.Pid()
+	c.mu.Lock()
+	c.info[p.ID()] = info
+	c.mu.Unlock()
+	c.broker.publish(PaneOpened{PaneID: info.PaneID, Title: info.Title, DispatchID: info.DispatchID, Lead: info.Lead})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		select {
+		case <-p.Done():
+			// A worker's exit is what its sidecar reports; look again.
+			c.kick()
+		case <-c.done:
+		}
+	}()
+	return p, nil
+}
+
+// OpenPane serves open-pane: a worker pane running argv.
+func (c *Cockpit) OpenPane(p OpenPaneParams) (OpenPaneResult, error) {
+	if len(p.Argv) == 0 {
+		return OpenPaneResult{}, &RPCError{Code: CodeBadRequest, Message: "open-pane needs argv"}
+	}
+	dir := p.Dir
+	if dir == "" {
+		dir = c.run.Root.Dir()
+	}
+	var env []string
+	if len(p.Env) > 0 {
+		env = append(os.Environ(), p.Env...)
+	}
+	pane, err := c.open(panes.Config{Argv: p.Argv, Dir: dir, Env: env}, PaneInfo{Title: p.Title, DispatchID: p.DispatchID})
+	if err != nil {
+		return OpenPaneResult{}, err
+	}
+	return OpenPaneResult{PaneID: pane.ID(), PID: pane.Pid()}, nil
+}
+
+// ClosePanes serves close-panes: it closes the open panes among ids (the
+// lead pane is never closed this way) and returns those it closed.
+func (c *Cockpit) ClosePanes(p ClosePanesParams) (ClosePanesResult, error) {
+	res := ClosePanesResult{Closed: []string{}}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, id := range p.PaneIDs {
+		c.mu.Lock()
+		info, ok := c.info[id]
+		c.mu.Unlock()
+		if !ok || info.Lead {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.ClosePane(id, p.Reason); err == nil {
+				mu.Lock()
+				res.Closed = append(res.Closed, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(res.Closed, comparePaneIDs)
+	return res, nil
+}
+
+func comparePaneIDs(a, b string) int {
+	na, _ := strconv.Atoi(strings.TrimPrefix(a, "pane-"))
+	nb, _ := strconv.Atoi(strings.TrimPrefix(b, "pane-"))
+	return na - nb
+}
+
+// ClosePane closes one pane: SIGHUP to its process group, then SIGTERM, then
+// SIGKILL (the wrapper writes a terminal sidecar on the first).
+func (c *Cockpit) ClosePane(id, reason string) error {
+	c.mu.Lock()
+	_, ok := c.info[id]
+	delete(c.info, id)
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s: %w", id, panes.ErrNoPane)
+	}
+	err := c.mgr.Close(id)
+	c.broker.publish(PaneClosed{PaneID: id, Reason: reason})
+	c.kick()
+	return err
+}
+
+// ListPanes serves list-panes.
+func (c *Cockpit) ListPanes() ListPanesResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res := ListPanesResult{Panes: []PaneInfo{}}
+	for _, info := range c.info {
+		if p, ok := c.mgr.Get(info.PaneID); ok {
+			info.Exited = p.Exited()
+		}
+		res.Panes = append(res.Panes, info)
+	}
+	slices.SortFunc(res.Panes, func(a, b PaneInfo) int { return comparePaneIDs(a.PaneID, b.PaneID) })
+	return res
+}
+
+// Gate queues a question for the human and waits for the answer; when ctx
+// ends first, the gate is withdrawn.
+func (c *Cockpit) Gate(ctx context.Context, p GateParams) (GateResult, error) {
+	g := p.Gate
+	if g.ID == "" {
+		return GateResult{}, &RPCError{Code: CodeBadRequest, Message: "a gate needs an id"}
+	}
+	if g.OpenedAt.IsZero() {
+		g.OpenedAt = time.Now()
+	}
+	pg := &pendingGate{gate: g, answer: make(chan GateAnswer, 1)}
+	c.mu.Lock()
+	for _, q := range c.gates {
+		if q.gate.ID == g.ID {
+			c.mu.Unlock()
+			return GateResult{}, &RPCError{Code: CodeBadRequest, Message: fmt.Sprintf("gate %s is already waiting for an answer", g.ID)}
+		}
+	}
+	c.gates = append(c.gates, pg)
+	c.mu.Unlock()
+	c.broker.publish(Notice{Text: "gate " + g.ID + " is waiting for your answer"})
+	c.kick()
+	select {
+	case a := <-pg.answer:
+		return GateResult{Answer: a}, nil
+	case <-ctx.Done():
+		c.dropGate(g.ID)
+		return GateResult{}, &RPCError{Code: CodeCancelled, Message: "the gate was withdrawn"}
+	case <-c.done:
+		c.dropGate(g.ID)
+		return GateResult{}, &RPCError{Code: CodeCancelled, Message: "the cockpit closed before the gate was answered"}
+	}
+}
+
+func (c *Cockpit) dropGate(id string) *pendingGate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, q := range c.gates {
+		if q.gate.ID == id {
+			c.gates = append(c.gates[:i], c.gates[i+1:]...)
+			c.kickLocked()
+			return q
+		}
+	}
+	return nil
+}
+
+// AnswerGate delivers the human's answer to a waiting gate.
+func (c *Cockpit) AnswerGate(a GateAnswer) error {
+	c.mu.Lock()
+	var pg *pendingGate
+	for _, q := range c.gates {
+		if q.gate.ID == a.GateID {
+			pg = q
+		}
+	}
+	c.mu.Unlock()
+	if pg == nil {
+		return fmt.Errorf("no gate %q is waiting", a.GateID)
+	}
+	if err := checkAnswer(pg.gate, a); err != nil {
+		return err
+	}
+	c.dropGate(a.GateID)
+	pg.answer <- a
+	return nil
+}
+
+func checkAnswer(g Gate, a GateAnswer) error {
+	if g.Kind == "report-authoring" {
+		if a.Status != "approved" && a.Status != "denied" {
+			return fmt.Errorf("choose approved or denied")
+		}
+		if strings.TrimSpace(a.Note) == "" {
+			return fmt.Errorf("REPORT AUTHORING requires a Reason")
+		}
+		return nil
+	}
+	if a.Option < 0 || a.Option >= len(g.Options) {
+		return fmt.Errorf("choose one of the %d options", len(g.Options))
+	}
+	return nil
+}
+
+// kick asks the loop to rebuild the view.
+func (c *Cockpit) kick() {
+	select {
+	case c.rebuild <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Cockpit) kickLocked() { c.kick() }
+
+// loop rebuilds the view on file events, pane exits and gate changes.
+func (c *Cockpit) loop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.rebuild:
+		case <-c.watch.Events():
+		case <-c.watch.Errors():
+		}
+		c.refresh()
+	}
+}
+
+// refresh settles what the sidecars say, rebuilds the view, watches any new
+// dispatch's files and publishes the view when it changed.
+func (c *Cockpit) refresh() {
+	run := c.run
+	if _, _, err := Settle(run); err != nil {
+		c.setErr(err)
+	}
+	v, err := BuildView(run)
+	if err != nil {
+		c.setErr(err)
+		return
+	}
+	for i := range v.Dispatches {
+		d := &v.Dispatches[i]
+		if d.Terminal() || d.StatusPath == "" {
+			continue
+		}
+		if sp, err := run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
+			_ = c.watch.Watch(sp, EvSidecar)
+		}
+		if d.PID > 0 {
+			c.watch.WatchPID(d.PID)
+		}
+	}
+	c.mu.Lock()
+	for _, g := range c.gates {
+		v.Gates = append(v.Gates, g.gate)
+	}
+	changed := !viewsEqual(c.view, v)
+	c.view = v
+	c.mu.Unlock()
+	if changed {
+		c.broker.publish(ViewUpdated{View: v})
+	}
+}
+
+func (c *Cockpit) setErr(err error) {
+	c.mu.Lock()
+	c.view.Err = err.Error()
+	v := c.view
+	c.mu.Unlock()
+	c.broker.publish(ViewUpdated{View: v})
+}
+
+func viewsEqual(a, b RunView) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// BuildView reads the run's files into a RunView.
+func BuildView(run *state.Run) (RunView, error) {
+	m := run.Manifest
+	v := RunView{
+		Title:   strings.TrimSpace(fmt.Sprintf("%s %s %s", m.TaskKey, m.TaskType, m.RunSeq)),
+		Backend: m.TerminalBackend,
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, m.TeamStatePath)
+	if err != nil {
+		return v, err
+	}
+	v.Dispatches = ts.WorkerDispatches
+	if n := len(ts.WorkerDispatches); n > 0 {
+		last := ts.WorkerDispatches[n-1]
+		v.BatchKind = last.DispatchKind
+		var batch []state.Dispatch
+		for _, d := range ts.WorkerDispatches {
+			if d.DispatchKind == last.DispatchKind && d.DispatchedAt == last.DispatchedAt {
+				batch = append(batch, d)
+			}
+		}
+		v.Batch = CountDispatches(batch)
+	}
+	events, err := state.ReadEvents(run.LeadEventsPath, m.LeadEventsPath)
+	if err != nil {
+		return v, err
+	}
+	for _, e := range events {
+		at, _ := time.Parse(time.RFC3339, e.At)
+		v.Timeline = append(v.Timeline, TimelineEntry{At: at, Line: e.ProgressLine})
+	}
+	if p := m.TaskManifestPath; p != "" {
+		if abs, err := run.Root.Resolve(p, "taskManifestPath"); err == nil {
+			if np, err := state.ReadNextPhase(abs, p); err == nil {
+				v.Next = np
+			} else if !strings.Contains(err.Error(), "does not exist") {
+				v.Err = err.Error()
+			}
+		}
+	}
+	return v, nil
+}
+
+// Close closes every pane (workers write their terminal sidecars on the
+// SIGHUP), settles the run, stops the server and the watcher.
+func (c *Cockpit) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	err := c.mgr.CloseAll()
+	if c.server != nil {
+		c.server.Close()
+	}
+	close(c.done)
+	c.wg.Wait()
+	c.watch.Close()
+	_, _, serr := Settle(c.run)
+	return errors.Join(err, serr)
+}

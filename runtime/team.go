@@ -1,0 +1,248 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// NoCockpitError explains how to get a cockpit for a command that needs one.
+type NoCockpitError struct {
+	Socket string
+	Run    *state.Run
+	Err    error
+}
+
+func (e *NoCockpitError) Error() string {
+	return fmt.Sprintf("no cockpit is serving this run (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>`, or dispatch without panes with `cockpit worker-dispatch`",
+		e.Socket, e.Run.Root.Dir(), e.Run.Manifest.Display)
+}
+
+func (e *NoCockpitError) Unwrap() error { return e.Err }
+
+// DialRun connects to the cockpit serving run.
+func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error) {
+	path := SocketPath(run)
+	c, err := Dial(ctx, path, client)
+	if errors.Is(err, ErrNoCockpit) {
+		return nil, &NoCockpitError{Socket: path, Run: run, Err: err}
+	}
+	return c, err
+}
+
+// TeamDispatch is `team dispatch`: with the batch verified, it asks the
+// cockpit for one pane per job running the worker wrapper, and records each
+// dispatch with its pane id. Checkpoints are recorded on a pane run and only
+// printed on any other (the seed).
+func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
+	run := b.Run
+	cl, err := DialRun(ctx, run, "team dispatch")
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	rec := NewRecorder(run, SourceTeamDispatch, run.Manifest.IsPaneBackend())
+	recs, err := RecordBatch(b, rec, state.BackendCockpitPane)
+	if err != nil {
+		return nil, err
+	}
+	launched := make([]Launched, len(recs))
+	for i, r := range recs {
+		var res OpenPaneResult
+		err := cl.Call(ctx, MethodOpenPane, OpenPaneParams{
+			Argv:       WorkerArgv(self, run, r.Job, "live"),
+			Dir:        run.Root.Dir(),
+			Title:      r.Dispatch.ExecutionLabel,
+			DispatchID: r.Dispatch.DispatchID,
+		}, &res)
+		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
+	}
+	if err := MarkLaunched(run, recs, launched); err != nil {
+		return nil, err
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines()}, nil
+}
+
+// PaneRef is one pane a closing command acts on.
+type PaneRef struct {
+	PaneID string `json:"paneId"`
+	Kind   string `json:"kind"`
+}
+
+// ReclaimResult is what `team reclaim` and `team teardown` report.
+type ReclaimResult struct {
+	Panes []PaneRef
+	Lines []string
+}
+
+// ErrNoPanes is returned by reclaim on a run whose backend has no panes.
+type ErrNoPanes struct{ Run *state.Run }
+
+func (e *ErrNoPanes) Error() string {
+	return fmt.Sprintf("this run's terminalBackend is %s: it holds no panes to reclaim. Record the batch boundary with `cockpit lead-progress append --project-root %s --run-manifest %s --phase phase-batch-cleanup --field panes=0`",
+		e.Run.Manifest.TerminalBackend, e.Run.Root.Dir(), e.Run.Manifest.Display)
+}
+
+// ReclaimOptions select reclaim's variant.
+type ReclaimOptions struct {
+	Gate   bool // before a user gate: print phase-gate-cleanup, record nothing
+	DryRun bool // close nothing; list the panes that would close
+}
+
+// Reclaim is `team reclaim`: it closes the panes of finished dispatches
+// (terminal status; only recorded pane ids, only panes still open), and an
+// in-progress worker keeps its pane whenever it is called. Without Gate it
+// records phase-batch-cleanup panes=<n> (n = panes closed); with Gate it
+// returns phase-gate-cleanup and records nothing. A cli-wrapper run is
+// refused.
+func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimResult, error) {
+	if !run.Manifest.IsPaneBackend() {
+		return nil, &ErrNoPanes{Run: run}
+	}
+	ts, _, err := Settle(run)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, d := range ts.WorkerDispatches {
+		if d.Terminal() && d.PaneID != "" && !slices.Contains(ids, d.PaneID) {
+			ids = append(ids, d.PaneID)
+		}
+	}
+	closed, err := closeRecorded(ctx, run, ids, o.DryRun, "reclaim: worker finished")
+	if err != nil {
+		return nil, err
+	}
+	res := &ReclaimResult{Panes: closed}
+	if o.DryRun {
+		return res, nil
+	}
+	phase := "phase-batch-cleanup"
+	rec := NewRecorder(run, SourceTeamReclaim, run.Manifest.IsPaneBackend() && !o.Gate)
+	if o.Gate {
+		phase = "phase-gate-cleanup"
+	}
+	if err := rec.Record(phase, "", [][2]string{{"panes", fmt.Sprint(len(closed))}}, ""); err != nil {
+		return nil, err
+	}
+	res.Lines = rec.Lines()
+	return res, nil
+}
+
+// closeRecorded closes those of ids that the run's cockpit has open (all of
+// them may be gone with a dead cockpit: then nothing is open). With dryRun it
+// only lists them.
+func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
+	out := []PaneRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cl, err := DialRun(ctx, run, "team reclaim")
+	var nc *NoCockpitError
+	if errors.As(err, &nc) {
+		return out, nil // no cockpit: no pane is open
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var open ListPanesResult
+	if err := cl.Call(ctx, MethodListPanes, struct{}{}, &open); err != nil {
+		return nil, err
+	}
+	var candidates []string
+	for _, p := range open.Panes {
+		if slices.Contains(ids, p.PaneID) && !p.Lead {
+			candidates = append(candidates, p.PaneID)
+		}
+	}
+	slices.SortFunc(candidates, comparePaneIDs)
+	if dryRun {
+		for _, id := range candidates {
+			out = append(out, PaneRef{PaneID: id, Kind: "worker"})
+		}
+		return out, nil
+	}
+	var res ClosePanesResult
+	if err := cl.Call(ctx, MethodClosePanes, ClosePanesParams{PaneIDs: candidates, Reason: reason}, &res); err != nil {
+		return nil, err
+	}
+	for _, id := range res.Closed {
+		out = append(out, PaneRef{PaneID: id, Kind: "worker"})
+	}
+	return out, nil
+}
+
+// Teardown is `team teardown`: the end of the run. It closes every recorded
+// pane still open, then marks every dispatch that is not terminal `error`
+// with the teardown reason. A wrapper that outlived its cockpit (it ignored
+// the hang-up) is sent SIGTERM first, when its pid still runs a cockpit
+// worker.
+func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult, error) {
+	ts, _, err := Settle(run)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, d := range ts.WorkerDispatches {
+		if d.PaneID != "" && !slices.Contains(ids, d.PaneID) {
+			ids = append(ids, d.PaneID)
+		}
+	}
+	res := &ReclaimResult{}
+	if run.Manifest.IsPaneBackend() || len(ids) > 0 {
+		if res.Panes, err = closeRecorded(ctx, run, ids, dryRun, "teardown"); err != nil {
+			return nil, err
+		}
+	} else {
+		res.Panes = []PaneRef{}
+	}
+	if dryRun {
+		return res, nil
+	}
+	for _, d := range ts.WorkerDispatches {
+		if !d.Terminal() && d.PID > 0 && isWorkerProcess(d.PID) {
+			_ = syscall.Kill(d.PID, syscall.SIGTERM)
+		}
+	}
+	// As the seed does: whatever was not terminal before the panes closed
+	// is written off with the teardown reason (the wrappers' own sidecars
+	// then only add detail).
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
+		now := state.Timestamp(state.Now())
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if !d.Terminal() {
+				d.Status, d.Reason, d.SettledAt = "error", state.TeardownReason, now
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// isWorkerProcess reports whether pid runs the cockpit worker wrapper, so a
+// recorded pid reused by another program is never signalled.
+func isWorkerProcess(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "worker" && args[i+1] == "exec" {
+			return true
+		}
+	}
+	return false
+}
