@@ -82,6 +82,15 @@ func newRootCmd(io *streams) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(
+		newLeadProgressCmd(io),
+		newWorkerDispatchCmd(io),
+		newTeamCmd(io),
+		newWorkerLivenessCmd(io),
+		newWorkerCmd(io),
+		newEventsCmd(io),
+		newReplayCmd(io),
+	)
 	return root
 }
 

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/state"
+)
+
+// setIdle sets idleTimeoutSeconds of the job whose prompt is prompt.
+func setIdle(t *testing.T, root, jobs, prompt string, seconds int) {
+	t.Helper()
+	editJSON(t, filepath.Join(root, jobs), func(doc map[string]any) {
+		for _, j := range doc["jobs"].([]any) {
+			job := j.(map[string]any)
+			if job["promptPath"] == prompt {
+				job["idleTimeoutSeconds"] = seconds
+			}
+		}
+	})
+}
+
+// TestWorkerDispatchSettlesEveryJob runs a batch of three fake workers —
+// one completes, one fails, one goes silent past its idle limit — through
+// the real binary and checks team-state, the ledger and the printed lines.
+func TestWorkerDispatchSettlesEveryJob(t *testing.T) {
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
+	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail-3")
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "hang")
+	setIdle(t, root, fixture.JobsInitial, fixture.ClaudePrompt, 1)
+
+	res := cockpit(t, root, nil, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
+	if res.code != 0 {
+		t.Fatalf("worker-dispatch exited %d: %s", res.code, res.stderr)
+	}
+	var out struct {
+		Dispatches    []state.Dispatch `json:"dispatches"`
+		ProgressLines []string         `json:"progressLines"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, res.stdout)
+	}
+	want := []string{
+		"PROGRESS: phase-3-team-create using implicit team",
+		"PROGRESS: phase-4-dispatch worker=Codex worker model=gpt-6.1-sol",
+		"PROGRESS: phase-4-dispatch worker=Antigravity worker model=gemini-3.1-pro",
+		"PROGRESS: phase-4-dispatch worker=Claude worker model=sonnet",
+		"PROGRESS: phase-5-collect worker=Codex worker status=completed",
+		"PROGRESS: phase-5-collect worker=Antigravity worker status=error",
+		"PROGRESS: phase-5-collect worker=Claude worker status=timeout",
+	}
+	if !slices.Equal(out.ProgressLines, want) {
+		t.Fatalf("printed lines:\n%s\nwant:\n%s", strings.Join(out.ProgressLines, "\n"), strings.Join(want, "\n"))
+	}
+	if got := ledgerLines(t, root); !slices.Equal(got, want) {
+		t.Fatalf("ledger:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	ts, err := state.ReadTeamState(filepath.Join(root, fixture.TeamState), "team-state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.TeamCreate == nil || ts.TeamCreate.Status != "implicit" || ts.TeamCreate.Attempted {
+		t.Fatalf("implicit-team marker: %+v", ts.TeamCreate)
+	}
+	if len(ts.WorkerDispatches) != 3 {
+		t.Fatalf("%d dispatches recorded, want 3", len(ts.WorkerDispatches))
+	}
+	wantStatus := []string{"completed", "error", "timeout"}
+	for i, d := range ts.WorkerDispatches {
+		if d.Status != wantStatus[i] {
+			t.Errorf("%s: status %s, want %s (reason %q)", d.DispatchID, d.Status, wantStatus[i], d.Reason)
+		}
+		if d.Status != "completed" && d.Reason == "" {
+			t.Errorf("%s: %s without a reason", d.DispatchID, d.Status)
+		}
+		if d.SettledAt == "" || d.CollectedAt == "" || d.Backend != "cli-wrapper" {
+			t.Errorf("%s: settledAt %q collectedAt %q backend %q", d.DispatchID, d.SettledAt, d.CollectedAt, d.Backend)
+		}
+		if !reflectEqualDispatch(d, out.Dispatches[i]) {
+			t.Errorf("printed dispatch %d differs from team-state", i)
+		}
+	}
+	if !strings.Contains(ts.WorkerDispatches[1].Reason, "3") {
+		t.Errorf("error reason should name the exit status 3: %q", ts.WorkerDispatches[1].Reason)
+	}
+	if !strings.Contains(ts.WorkerDispatches[2].Reason, "idle") {
+		t.Errorf("timeout reason should name the idle limit: %q", ts.WorkerDispatches[2].Reason)
+	}
+	if _, err := os.Stat(filepath.Join(root, fixture.RunDir, "worker-results/codex-worker-feature-analysis-002.md")); err != nil {
+		t.Errorf("the completed worker's result is missing: %v", err)
+	}
+
+	// A second batch of the same kind records no second team-create line,
+	// and a report-writer batch records phase-6-synthesis once.
+	res = cockpit(t, root, nil, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsReportWriter, "--dispatch-kind", "report-writer")...)
+	if res.code != 0 {
+		t.Fatalf("report-writer dispatch: %s", res.stderr)
+	}
+	res = cockpit(t, root, nil, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsReportWriter)...)
+	if res.code != 0 {
+		t.Fatalf("second report-writer dispatch: %s", res.stderr)
+	}
+	got := ledgerLines(t, root)
+	if n := count(got, "PROGRESS: phase-6-synthesis dispatching report-writer-worker"); n != 1 {
+		t.Fatalf("phase-6-synthesis recorded %d times:\n%s", n, strings.Join(got, "\n"))
+	}
+	if n := count(got, "PROGRESS: phase-3-team-create using implicit team"); n != 1 {
+		t.Fatalf("phase-3-team-create recorded %d times", n)
+	}
+	if len(got) != len(want)+1 {
+		t.Fatalf("report-writer batches recorded more than phase-6-synthesis:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func count(xs []string, x string) int {
+	n := 0
+	for _, v := range xs {
+		if v == x {
+			n++
+		}
+	}
+	return n
+}
+
+func reflectEqualDispatch(a, b state.Dispatch) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// TestTeamAwaitPollsOnlyOnChange runs team await while a worker-dispatch
+// batch is settling in the background: the poll line appears on entry and
+// again only when the counts change, and on a cli-wrapper run nothing is
+// recorded by await.
+func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-1s")
+	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok-2s")
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-3s")
+	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
+	bg.Dir = root
+	bg.Env = append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
+	if err := bg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Wait()
+	tsPath := filepath.Join(root, fixture.TeamState)
+	waitFor(t, "the batch to be recorded", 10*time.Second, func() bool {
+		ts, err := state.ReadTeamState(tsPath, "team-state")
+		return err == nil && len(ts.WorkerDispatches) == 3
+	})
+	before := ledgerLines(t, root)
+	res := cockpit(t, root, nil, runArgs(root, "team", "await", "--timeout", "30s")...)
+	if res.code != 0 {
+		t.Fatalf("team await exited %d: %s", res.code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	var progress, polls []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "PROGRESS: ") {
+			progress = append(progress, l)
+			if strings.HasPrefix(l, "PROGRESS: phase-5-poll ") {
+				polls = append(polls, l)
+			}
+		} else if len(progress) > 0 {
+			t.Fatalf("PROGRESS lines must come last:\n%s", res.stdout)
+		}
+	}
+	if len(polls) == 0 || polls[len(polls)-1] != "PROGRESS: phase-5-poll pending=0 done=3" {
+		t.Fatalf("await must end at pending=0 done=3:\n%s", res.stdout)
+	}
+	for i := 1; i < len(polls); i++ {
+		if polls[i] == polls[i-1] {
+			t.Fatalf("phase-5-poll repeated without a change:\n%s", strings.Join(polls, "\n"))
+		}
+	}
+	if len(polls) > 4 {
+		t.Fatalf("more poll lines than count changes:\n%s", strings.Join(polls, "\n"))
+	}
+	// Three workers settling at different times: at least the entry line
+	// and one change were seen.
+	if len(polls) < 2 {
+		t.Fatalf("await saw no change while three workers settled:\n%s", res.stdout)
+	}
+	bg.Wait()
+	after := ledgerLines(t, root)
+	for _, l := range after[len(before):] {
+		if strings.HasPrefix(l, "PROGRESS: phase-5-poll") {
+			t.Fatalf("team await recorded %q on a cli-wrapper run", l)
+		}
+	}
+}
