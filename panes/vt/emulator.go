@@ -20,12 +20,23 @@ type line struct {
 	cells   []Cell
 	used    int  // no cell at or after used is anything but a default blank
 	wrapped bool // the text goes on in the next line (autowrap)
-	// enc is the line's scrollback encoding, made while the line is still
-	// in cache (when the cursor leaves it by a line feed); encValid says no
-	// change came after. A scroll then copies enc instead of re-reading
-	// cells that have long left the cache.
+	// enc is the line's scrollback encoding, kept up to date while text is
+	// appended at its end (the common case of output) and otherwise made
+	// when the cursor leaves the line by a line feed, while the cells are in
+	// cache; encValid says no other change came after. A scroll then copies
+	// enc instead of re-reading cells that have long left the cache.
 	enc      []byte
 	encValid bool
+	inc      encState // how to go on appending to enc; cells < 0: cannot
+}
+
+// encState is where an incremental encoding stands.
+type encState struct {
+	cells   int    // cells covered by enc; -1 when enc cannot be extended
+	countAt int    // offset of the open run's count in enc; -1: no run yet
+	count   int    // items in the open run
+	fg      uint64 // open run's style, as in fast.go's words
+	style   uint64
 }
 
 // clearLine blanks the whole line with background bg.
@@ -34,11 +45,16 @@ func (ln *line) clear(bg Color) {
 	if bg != 0 {
 		clearCells(ln.cells, bg)
 		ln.used = len(ln.cells)
-	} else {
-		ln.used = 0
+		ln.wrapped = false
+		ln.encValid = false
+		return
 	}
+	ln.used = 0
 	ln.wrapped = false
-	ln.encValid = false
+	// An empty line's encoding is its flags byte; appends extend it.
+	ln.enc = append(ln.enc[:0], 0)
+	ln.encValid = true
+	ln.inc = encState{cells: 0, countAt: -1}
 }
 
 // touch marks row y changed: dirty for TakeDirty, its encoding stale.

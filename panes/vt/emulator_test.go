@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -464,7 +465,7 @@ func TestTakeDirty(t *testing.T) {
 	if d := e.TakeDirty(nil); len(d) != 0 {
 		t.Fatalf("idle TakeDirty %v", d)
 	}
-	feed(t, e, "\x1b[3;1Hx\x1b[1;2H\x1b[K")
+	feed(t, e, "\x1b[3;1Hx\x1b[1;1Hab\x1b[1;2H\x1b[K\x1b[2;1H\x1b[K") // row 1 was blank: no change
 	if d := e.TakeDirty(nil); !slices.Equal(d, []int{0, 2}) {
 		t.Fatalf("TakeDirty %v, want [0 2]", d)
 	}
@@ -625,4 +626,30 @@ func dump(e *Emulator) string {
 	c := e.Cursor()
 	b = fmt.Appendf(b, "\ncursor %d,%d %v modes %+v title %q", c.X, c.Y, c.Visible, e.Modes(), e.Title())
 	return string(b)
+}
+
+// TestScrollbackEncodingPaths checks that the incremental and eager line
+// encodings give the scrollback the full encoder gives.
+func TestScrollbackEncodingPaths(t *testing.T) {
+	streams := [][]byte{GenLog(512 << 10), []byte(strings.Join(diffCorpus, ""))}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 50; i++ {
+		in := make([]byte, 200)
+		for j := range in {
+			in[j] = byte(rng.IntN(256))
+		}
+		streams = append(streams, fuzzStream(in, false))
+	}
+	defer func() { encFast = true }()
+	for i, data := range streams {
+		encFast = true
+		fast := New(fuzzCols*4, fuzzRows, WithScrollback(300))
+		_, _ = fast.Write(data)
+		encFast = false
+		slow := New(fuzzCols*4, fuzzRows, WithScrollback(300))
+		_, _ = slow.Write(data)
+		if a, b := dump(fast), dump(slow); a != b {
+			t.Fatalf("stream %d: scrollback differs between encoding paths:\n%s\n--- full encoder:\n%s", i, a, b)
+		}
+	}
 }

@@ -56,12 +56,13 @@ func (e *Emulator) backTab(n int) {
 // index moves down a line, scrolling the region when at its bottom.
 func (e *Emulator) index() {
 	e.wrapPending = false
-	if !e.alt && e.sb.limit > 0 {
+	if !e.alt && e.sb.limit > 0 && encFast {
 		// Encode the line being left while it is hot; a scroll copies it.
 		ln := e.scr.row(e.y)
 		if !ln.encValid {
 			ln.enc = encodeLine(ln.enc[:0], ln.cells[:min(ln.used, len(ln.cells))], ln.wrapped)
 			ln.encValid = true
+			ln.inc.cells = -1
 		}
 	}
 	switch {
@@ -172,6 +173,15 @@ func (e *Emulator) eraseCells(y, a, b int) {
 		return
 	}
 	ln := e.scr.row(y)
+	if a >= ln.used && e.pen.bg == 0 {
+		// Nothing but default blanks there: nothing changes. (Log output
+		// often ends its lines with EL.)
+		if b == e.cols && ln.wrapped {
+			ln.wrapped = false
+			e.touch(y)
+		}
+		return
+	}
 	if ln.cells[a].Attr&AttrWideCont != 0 && a > 0 {
 		e.breakWide(ln, a-1)
 	}

@@ -224,27 +224,33 @@ func (e *Emulator) advance(b byte) {
 // then goes through the state table byte by byte with the same result.
 func (e *Emulator) fastCSI(p []byte) int {
 	ps := &e.p
-	ps.clear()
+	ps.sub, ps.prefix, ps.inter, ps.ninter = 0, 0, 0, 0
+	np := 0
 	j := 2
 	if j < len(p) && p[j] >= 0x3c && p[j] <= 0x3f {
 		ps.prefix = p[j]
 		j++
 	}
+	v := uint32(0)
 	for ; j < len(p); j++ {
 		b := p[j]
+		if d := uint32(b) - '0'; d <= 9 {
+			v = min(v*10+d, 0xffff)
+			continue
+		}
 		switch {
-		case b >= '0' && b <= '9':
-			v := uint32(ps.params[ps.np])*10 + uint32(b-'0')
-			ps.params[ps.np] = uint16(min(v, 0xffff))
 		case b == ';' || b == ':':
-			if ps.np < maxParams-1 {
+			if np < maxParams-1 {
+				ps.params[np] = uint16(v)
 				if b == ':' {
-					ps.sub |= 1 << ps.np
+					ps.sub |= 1 << np
 				}
-				ps.np++
-				ps.params[ps.np] = 0
+				np++
+				v = 0
 			}
 		case b >= 0x40 && b <= 0x7e:
+			ps.params[np] = uint16(v)
+			ps.np = np
 			e.csiDispatch(b)
 			return j + 1
 		default:

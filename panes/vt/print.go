@@ -24,7 +24,9 @@ func (e *Emulator) template() Cell {
 func (e *Emulator) wrap() {
 	ln := e.scr.row(e.y)
 	ln.wrapped = true
-	ln.encValid = false
+	if ln.encValid {
+		ln.enc[0] |= 1
+	}
 	e.wrapPending = false
 	e.x = 0
 	e.index()
@@ -72,11 +74,13 @@ func (e *Emulator) printASCII(p []byte) int {
 		if x+k > ln.used {
 			ln.used = x + k
 		}
-		e.touch(e.y)
+		e.dirty[e.y] = true
+		ln.encAppendASCII(x, run[:k], fg, bg, attr, ext)
 		if !e.autowrap && k < len(run) {
 			// Without autowrap what does not fit overwrites the last column:
 			// the last character of the run stays there.
 			dst[k-1].Ch = rune(run[len(run)-1])
+			ln.encValid = false
 			k = len(run)
 		}
 		e.lastCh = dst[len(dst)-1].Ch
@@ -98,6 +102,7 @@ func (e *Emulator) printASCII(p []byte) int {
 // breakWide turns the wide character starting at x of ln into blanks (it is
 // being partly overwritten).
 func (e *Emulator) breakWide(ln *line, x int) {
+	ln.encValid = false
 	c := &ln.cells[x]
 	c.Ch, c.Attr = ' ', c.Attr&^(AttrWide|attrCluster)
 	if x+1 < len(ln.cells) {
@@ -251,7 +256,8 @@ func (e *Emulator) printRune(r rune) {
 	if x+w > ln.used {
 		ln.used = x + w
 	}
-	e.touch(e.y)
+	e.dirty[e.y] = true
+	ln.encAppend(x, w)
 	e.lastCh = r
 	e.lastX, e.lastY = -1, -1
 	if x+w >= e.cols {

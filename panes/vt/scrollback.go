@@ -30,6 +30,10 @@ type scrollback struct {
 
 type lineRec struct{ off, n uint32 }
 
+// encFast enables the incremental and eager line encodings (tests switch it
+// off to compare with the plain encoder).
+var encFast = true
+
 func (s *scrollback) len() int { return s.n }
 
 func (s *scrollback) clear() {
@@ -376,4 +380,100 @@ func decodeRune(b []byte) (rune, int) {
 	default:
 		return rune(b[0]&0x07)<<18 | rune(b[1]&0x3f)<<12 | rune(b[2]&0x3f)<<6 | rune(b[3]&0x3f), 4
 	}
+}
+
+// encAppend extends the line's encoding with cells [x, x+n), just written,
+// when they continue it; any other change makes the encoding stale.
+func (ln *line) encAppend(x, n int) {
+	if !ln.encValid {
+		return
+	}
+	if x != ln.inc.cells || !littleEndian || !encFast {
+		ln.encValid = false
+		return
+	}
+	cells := ln.cells[x : x+n]
+	words := cellWords(cells)
+	st := &ln.inc
+	// Room for the worst case: a run header and a cluster per cell.
+	if need := len(ln.enc) + n*21; cap(ln.enc) < need {
+		nb := make([]byte, len(ln.enc), need+need/2)
+		copy(nb, ln.enc)
+		ln.enc = nb
+	}
+	buf := ln.enc[:cap(ln.enc)]
+	i := len(ln.enc)
+	for k := 0; k < len(cells); k++ {
+		w0, w1 := words[2*k], words[2*k+1]
+		fg, style := w0>>32, w1&styleMask
+		if st.countAt < 0 || fg != st.fg || style != st.style {
+			if st.countAt >= 0 {
+				binary.LittleEndian.PutUint16(buf[st.countAt:], uint16(st.count))
+			}
+			st.fg, st.style = fg, style
+			i = putRunHeader(buf, i, Color(fg), Color(uint32(style)), Attr(style>>32), uint16(style>>48))
+			st.countAt, st.count = i, 0
+			i += 2
+		}
+		st.count++
+		ch := uint32(w0)
+		a := Attr(w1 >> 32)
+		switch {
+		case a&(attrCluster|AttrWide) == 0 && ch < 0x80:
+			buf[i] = byte(ch)
+			i++
+		case a&attrCluster != 0:
+			m := byte(0xfe)
+			if a&AttrWide != 0 {
+				m = 0xff
+			}
+			buf[i] = m
+			i++
+			i += binary.PutUvarint(buf[i:], uint64(ch))
+		default:
+			i += len(appendRune(buf[i:i], rune(ch)))
+		}
+		if a&AttrWide != 0 {
+			k++
+		}
+	}
+	binary.LittleEndian.PutUint16(buf[st.countAt:], uint16(st.count))
+	ln.enc = buf[:i]
+	st.cells = x + n
+}
+
+// encAppendASCII is encAppend for a run of printable ASCII just written at
+// x in one style: the bytes are copied from the input, the cells not read.
+func (ln *line) encAppendASCII(x int, run []byte, fg Color, bg Color, attr Attr, ext uint16) {
+	if !ln.encValid {
+		return
+	}
+	if x != ln.inc.cells || !littleEndian || !encFast {
+		ln.encValid = false
+		return
+	}
+	st := &ln.inc
+	if need := len(ln.enc) + len(run) + 16; cap(ln.enc) < need {
+		nb := make([]byte, len(ln.enc), need+need/2+64)
+		copy(nb, ln.enc)
+		ln.enc = nb
+	}
+	buf := ln.enc[:cap(ln.enc)]
+	i := len(ln.enc)
+	wfg := uint64(fg)
+	style := uint64(bg) | uint64(attr)<<32 | uint64(ext)<<48
+	if st.countAt < 0 || wfg != st.fg || style != st.style {
+		if st.countAt >= 0 {
+			binary.LittleEndian.PutUint16(buf[st.countAt:], uint16(st.count))
+		}
+		st.fg, st.style = wfg, style
+		i = putRunHeader(buf, i, fg, bg, attr, ext)
+		st.countAt, st.count = i, 0
+		i += 2
+	}
+	i += copy(buf[i:], run)
+	st.count += len(run)
+	binary.LittleEndian.PutUint16(buf[st.countAt:], uint16(st.count))
+	ln.enc = buf[:i]
+	st.cells = x + len(run)
 }

@@ -1,6 +1,10 @@
 package vt
 
-import "github.com/clipperhouse/displaywidth"
+import (
+	"sync/atomic"
+
+	"github.com/clipperhouse/displaywidth"
+)
 
 var widthOpts = displaywidth.Options{}
 
@@ -14,5 +18,17 @@ func runeWidth(r rune) int {
 		}
 		return 0
 	}
-	return widthOpts.Rune(r)
+	// A small direct-mapped cache: TUIs repeat the same few box-drawing and
+	// CJK characters, and the lookup below walks a trie. Entries are packed
+	// (rune<<2 | width+1) so a zero entry means empty; racing writers can
+	// only lose an entry, never corrupt one (one word each).
+	slot := &widthCache[uint32(r)&(uint32(len(widthCache))-1)]
+	if c := slot.Load(); c != 0 && rune(c>>2) == r {
+		return int(c&3) - 1
+	}
+	w := widthOpts.Rune(r)
+	slot.Store(uint32(r)<<2 | uint32(w+1))
+	return w
 }
+
+var widthCache [1024]atomic.Uint32
