@@ -125,10 +125,11 @@ type Emulator struct {
 	autowrap, origin, insert, lnm, cursorVisible bool
 	modes                                        term.Modes
 
-	tabs  []bool
-	sb    scrollback
-	dirty []bool
-	title string
+	tabs     []bool
+	sb       scrollback
+	dirty    []bool
+	allDirty bool // every row changed (scroll, screen switch, resize)
+	title    string
 
 	reply func([]byte)
 	event func(term.Event)
@@ -239,11 +240,7 @@ func (e *Emulator) screenIndex() int {
 	return 0
 }
 
-func (e *Emulator) markAll() {
-	for i := range e.dirty {
-		e.dirty[i] = true
-	}
-}
+func (e *Emulator) markAll() { e.allDirty = true }
 
 func (e *Emulator) markRange(top, bot int) {
 	for i := top; i <= bot; i++ {
@@ -309,8 +306,10 @@ func (e *Emulator) SetCallbacks(reply func(p []byte), event func(term.Event)) {
 // TakeDirty appends the rows changed since the previous call and clears the
 // marks.
 func (e *Emulator) TakeDirty(dst []int) []int {
+	all := e.allDirty
+	e.allDirty = false
 	for y, d := range e.dirty {
-		if d {
+		if d || all {
 			dst = append(dst, y)
 			e.dirty[y] = false
 		}

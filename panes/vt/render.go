@@ -1,6 +1,9 @@
 package vt
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // AppendLine appends visible row (0 ≤ row < rows) to dst: plain text, or with
 // styled the canonical form of docs/EMULATOR.md ("Rendering"): a full SGR
@@ -48,6 +51,23 @@ func (e *Emulator) appendCells(dst []byte, cells []Cell, styled bool) []byte {
 		end--
 	}
 	if !styled {
+		if littleEndian && end > 0 {
+			words := cellWords(cells[:end])
+			for x := 0; x < end; x++ {
+				c := &cells[x]
+				switch {
+				case c.Attr&(AttrWideCont|attrCluster) == 0 && c.Ch < 0x80:
+					// Any style: plain text only wants the characters.
+					var n int
+					dst, n = appendASCIIRun(dst, words, x, end, uint64(c.Fg)<<32, words[2*x+1])
+					x += n - 1
+				case c.Attr&AttrWideCont != 0:
+				default:
+					dst = e.t.appendContent(dst, c)
+				}
+			}
+			return dst
+		}
 		for x := 0; x < end; x++ {
 			c := &cells[x]
 			switch {
@@ -70,6 +90,10 @@ func (e *Emulator) appendCells(dst []byte, cells []Cell, styled bool) []byte {
 	var lnk uint16
 	var ext uint16
 	open := false
+	var words []uint64
+	if littleEndian {
+		words = cellWords(cells[:end])
+	}
 	for x := 0; x < end; x++ {
 		c := &cells[x]
 		if c.Attr&AttrWideCont != 0 {
@@ -104,6 +128,13 @@ func (e *Emulator) appendCells(dst []byte, cells []Cell, styled bool) []byte {
 				dst = append(dst, ' ')
 			} else {
 				dst = append(dst, byte(c.Ch))
+			}
+			if words != nil {
+				// More plain ASCII cells in the same style: copy their
+				// bytes without looking at them field by field.
+				var n int
+				dst, n = appendASCIIRun(dst, words, x+1, end, uint64(fg)<<32, uint64(bg)|uint64(attr)<<32|uint64(ext)<<48)
+				x += n
 			}
 		} else {
 			dst = e.t.appendContent(dst, c)
@@ -168,27 +199,65 @@ func appendColor(dst []byte, c Color, base int) []byte {
 	case 1:
 		if base == 50 {
 			dst = append(dst, ";58;5;"...)
-			return strconv.AppendInt(dst, v, 10)
+			return appendDec(dst, v)
 		}
 		dst = append(dst, ';')
 		if v < 8 {
-			return strconv.AppendInt(dst, int64(base)+v, 10)
+			return appendDec(dst, int64(base)+v)
 		}
-		return strconv.AppendInt(dst, int64(base)+60+v-8, 10)
+		return appendDec(dst, int64(base)+60+v-8)
 	case 2:
 		dst = append(dst, ';')
-		dst = strconv.AppendInt(dst, int64(base)+8, 10)
+		dst = appendDec(dst, int64(base)+8)
 		dst = append(dst, ";5;"...)
-		return strconv.AppendInt(dst, v, 10)
+		return appendDec(dst, v)
 	case 3:
 		dst = append(dst, ';')
-		dst = strconv.AppendInt(dst, int64(base)+8, 10)
+		dst = appendDec(dst, int64(base)+8)
 		dst = append(dst, ";2;"...)
-		dst = strconv.AppendInt(dst, v>>16, 10)
+		dst = appendDec(dst, v>>16)
 		dst = append(dst, ';')
-		dst = strconv.AppendInt(dst, v>>8&0xff, 10)
+		dst = appendDec(dst, v>>8&0xff)
 		dst = append(dst, ';')
-		return strconv.AppendInt(dst, v&0xff, 10)
+		return appendDec(dst, v&0xff)
 	}
 	return dst
+}
+
+// appendASCIIRun appends the characters of cells x, x+1, … (up to end) while
+// they are plain ASCII cells whose words are exactly (fgw|ch, style), and
+// returns how many it took. A never-written cell (Ch 0) is a space.
+func appendASCIIRun(dst []byte, words []uint64, x, end int, fgw, style uint64) ([]byte, int) {
+	n := len(dst)
+	dst = slices.Grow(dst, end-x)
+	buf := dst[n : n+end-x]
+	k := 0
+	for ; x < end; x++ {
+		v0, v1 := words[2*x], words[2*x+1]
+		if v1 != style || v0^fgw >= 0x80 {
+			break
+		}
+		b := byte(v0)
+		if b == 0 {
+			b = ' '
+		}
+		buf[k] = b
+		k++
+	}
+	return dst[:n+k], k
+}
+
+// decimal holds "0".."255", the numbers SGR output is made of.
+var decimal = func() (t [256]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+func appendDec(dst []byte, v int64) []byte {
+	if v >= 0 && v < 256 {
+		return append(dst, decimal[v]...)
+	}
+	return strconv.AppendInt(dst, v, 10)
 }
