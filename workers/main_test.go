@@ -83,7 +83,7 @@ func wrapperEnv(t *testing.T, extra ...string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == EnvKillGrace || k == envTestMain {
+		if k == "PATH" || k == EnvKillGrace || k == envTestMain || k == "GORACE" {
 			continue
 		}
 		env = append(env, kv)
@@ -92,6 +92,8 @@ func wrapperEnv(t *testing.T, extra ...string) []string {
 		"PATH="+fixture.PathWith(fixture.FakeBin(t)),
 		EnvKillGrace+"="+testGrace.String(),
 		envTestMain+"=1",
+		// A race-enabled binary otherwise sleeps a second before exiting 0.
+		"GORACE=atexit_sleep_ms=0",
 	)
 	return append(env, extra...)
 }

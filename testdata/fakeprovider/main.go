@@ -14,6 +14,7 @@
 //	hang                 one line, then silence until killed
 //	silent-then-ok-<dur> nothing at all for <dur>, then as ok
 //	ignore-term          ignores SIGTERM and SIGHUP, prints until SIGKILL
+//	hang-ignore-term     one line, then silence, ignoring SIGTERM and SIGHUP, until SIGKILL
 //	flood                prints a few MB as fast as it can, then as ok
 //	size-<dur>           prints its terminal size now and on every SIGWINCH for <dur>, then as ok
 //
@@ -210,6 +211,12 @@ func (f *fake) run() int {
 		return 0
 	case b == "hang":
 		f.printf("\x1b[2mthinking…\x1b[0m\r\n")
+		for {
+			time.Sleep(time.Hour)
+		}
+	case b == "hang-ignore-term":
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		f.printf("\x1b[2mthinking, and not to be disturbed…\x1b[0m\r\n")
 		for {
 			time.Sleep(time.Hour)
 		}
