@@ -56,7 +56,7 @@ func (h socketHandler) Subscribe() (<-chan EventMessage, func()) {
 		defer close(out)
 		var prev *RunView
 		for ev := range in {
-			for _, m := range wireEvents(prev, ev) {
+			for _, m := range WireEvents(prev, ev) {
 				out <- m
 			}
 			if vu, ok := ev.(ViewUpdated); ok {
@@ -73,9 +73,9 @@ func msg(name string, v any) EventMessage {
 	return EventMessage{Event: name, Data: data}
 }
 
-// wireEvents turns one engine event into socket events. The first view a
+// WireEvents turns one engine event into socket events. The first view a
 // subscriber sees is its baseline and emits nothing.
-func wireEvents(prev *RunView, ev any) []EventMessage {
+func WireEvents(prev *RunView, ev any) []EventMessage {
 	switch e := ev.(type) {
 	case PaneOpened:
 		return []EventMessage{msg(EventPaneOpened, e)}

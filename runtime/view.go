@@ -87,21 +87,21 @@ type ViewUpdated struct{ View RunView }
 
 // PaneOpened says the engine opened a pane.
 type PaneOpened struct {
-	PaneID     string
-	Title      string // the dispatch's executionLabel, or "lead"
-	DispatchID string // empty for the lead
-	Lead       bool
+	PaneID     string `json:"paneId"`
+	Title      string `json:"title"`                // the dispatch's executionLabel, or "lead"
+	DispatchID string `json:"dispatchId,omitempty"` // empty for the lead
+	Lead       bool   `json:"lead,omitempty"`
 }
 
 // PaneClosed says the engine closed a pane (reclaim, teardown, exit).
 type PaneClosed struct {
-	PaneID string
-	Reason string
+	PaneID string `json:"paneId"`
+	Reason string `json:"reason"`
 }
 
 // Notice is a one-line message for the status line (a bell, an OSC 9
 // notification from a pane, an engine warning).
 type Notice struct {
-	Text   string
-	PaneID string
+	Text   string `json:"text"`
+	PaneID string `json:"paneId,omitempty"`
 }

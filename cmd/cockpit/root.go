@@ -90,6 +90,7 @@ func newRootCmd(io *streams) *cobra.Command {
 		newWorkerCmd(io),
 		newEventsCmd(io),
 		newReplayCmd(io),
+		newDemoCmd(io),
 	)
 	return root
 }

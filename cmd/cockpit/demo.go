@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/state"
+)
+
+type demoOptions struct {
+	headless bool
+	backend  string
+	keep     bool
+}
+
+func newDemoCmd(io *streams) *cobra.Command {
+	opts := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo [--headless] [--backend cockpit-pane|cli-wrapper]",
+		Short: "Show the cockpit on a throwaway run with simulated workers (no LLM CLI needed)",
+		Long: `demo builds a throwaway okstra run in a temp dir whose four workers use the
+built-in sim provider (one fails, one is slow), dispatches them, shows the counts
+move and ends with a reclaim of the finished panes. With --headless it prints the
+same story as lines; --backend cli-wrapper runs the batch with worker-dispatch
+instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return demoRun(io, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.headless, "headless", false, "print the story as lines instead of opening the screen")
+	cmd.Flags().StringVar(&opts.backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
+	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the demo run's temp dir")
+	return cmd
+}
+
+func demoRun(io *streams, o *demoOptions) error {
+	if o.backend != state.BackendCockpitPane && o.backend != state.BackendCLIWrapper {
+		return &usageError{fmt.Errorf("--backend %q: choose cockpit-pane or cli-wrapper", o.backend)}
+	}
+	if !o.headless && !isTerminal(os.Stdout) {
+		o.headless = true
+	}
+	if !o.headless {
+		return demoScreen(io, o)
+	}
+	return demoHeadless(io, o)
+}
+
+// demoDir makes the throwaway project and returns it with a cleanup.
+func demoDir(io *streams, o *demoOptions) (dir, root string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp("", "cockpit-demo-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() {
+		if o.keep {
+			fmt.Fprintf(io.Err, "kept the demo run in %s\n", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	}
+	return dir, filepath.Join(dir, "project"), cleanup, nil
+}
+
+func demoHeadless(io *streams, o *demoOptions) error {
+	self, err := selfPath()
+	if err != nil {
+		return err
+	}
+	dir, root, cleanup, err := demoDir(io, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	run, err := runtime.MakeDemoRun(root, o.backend)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(io.Out, "%5.1fs  %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+	}
+	say("cockpit demo: a throwaway okstra run with %d simulated workers (sim provider, no LLM CLI) in %s", len(runtime.DemoWorkers), root)
+	for _, w := range runtime.DemoWorkers {
+		say("  %-28s model %s", w.Label, w.Model)
+	}
+	env := append(os.Environ(), "COCKPIT_PROJECT_ROOT="+root, "COCKPIT_RUN_MANIFEST="+runtime.DemoRunManifest)
+	lead := func(args ...string) error {
+		say("$ cockpit %s", strings.Join(args, " "))
+		cmd := exec.Command(self, args...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 16<<20)
+		var jsonOut strings.Builder
+		for sc.Scan() {
+			if args[0] == "worker-dispatch" {
+				// Its JSON is for machines; the story shows its PROGRESS lines.
+				jsonOut.WriteString(sc.Text())
+				continue
+			}
+			say("    %s", sc.Text())
+		}
+		if jsonOut.Len() > 0 {
+			var res dispatchOutput
+			if err := json.Unmarshal([]byte(jsonOut.String()), &res); err == nil {
+				for _, l := range res.ProgressLines {
+					say("    %s", l)
+				}
+			}
+		}
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("cockpit %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return nil
+	}
+	if o.backend == state.BackendCLIWrapper {
+		say("the run's terminalBackend is cli-wrapper: the batch runs as child processes, no panes")
+		if err := lead("worker-dispatch", "--jobs-file", runtime.DemoJobsInitial); err != nil {
+			return err
+		}
+	} else {
+		sock := filepath.Join(dir, "cockpit.sock")
+		env = append(env, "COCKPIT_SOCKET="+sock)
+		cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Socket: sock, Cols: 100, Rows: 30})
+		if err != nil {
+			return err
+		}
+		defer cp.Close()
+		say("the cockpit serves the run at %s; its events:", sock)
+		events, stop := cp.Subscribe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			var prev *runtime.RunView
+			for ev := range events {
+				for _, m := range runtime.WireEvents(prev, ev) {
+					say("  ▸ %s", eventLine(m))
+				}
+				if vu, ok := ev.(runtime.ViewUpdated); ok {
+					v := vu.View
+					prev = &v
+				}
+			}
+		}()
+		steps := [][]string{
+			{"team", "dispatch", "--jobs-file", runtime.DemoJobsInitial},
+			{"team", "await"},
+			{"team", "reclaim", "--dry-run"},
+			{"team", "reclaim"},
+		}
+		for _, s := range steps {
+			if err := lead(s...); err != nil {
+				stop()
+				return err
+			}
+		}
+		// Let the last pane-closed events through before the story ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		<-ctx.Done()
+		cancel()
+		stop()
+		<-done
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return err
+	}
+	say("sidecars and results:")
+	for _, d := range ts.WorkerDispatches {
+		exit := "-"
+		if d.ExitCode != nil {
+			exit = fmt.Sprint(*d.ExitCode)
+		}
+		line := fmt.Sprintf("  %s %-28s %-9s exit %s", d.DispatchID, d.ExecutionLabel, d.Status, exit)
+		if d.Reason != "" {
+			line += "  (" + d.Reason + ")"
+		}
+		say("%s", line)
+		if res, err := os.ReadFile(filepath.Join(root, d.ResultPath)); err == nil {
+			first, _, _ := strings.Cut(strings.TrimSpace(string(res)), "\n")
+			say("      result %s: %s", d.ResultPath, first)
+		}
+	}
+	say("ledger: %d checkpoints in %s", len(ledgerOf(run)), run.Manifest.LeadEventsPath)
+	return nil
+}
+
+func ledgerOf(run *state.Run) []state.Event {
+	evs, _ := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	return evs
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// demoScreen is the screen version; until the screen lands it tells the
+// story headless.
+func demoScreen(io *streams, o *demoOptions) error {
+	return demoHeadless(io, o)
+}
