@@ -87,7 +87,7 @@ func parseExecArgs(args []string) (*execArgs, *preflightError) {
 			pos = append(pos, args[i+1:]...)
 			break
 		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
+		if !strings.HasPrefix(arg, "-") || arg == "-" || isNumber(arg[1:]) {
 			pos = append(pos, arg)
 			continue
 		}
@@ -307,6 +307,10 @@ func (p *plan) checkMetadata(raw string) (*v2Fields, *preflightError) {
 	if err != nil {
 		return nil, refuse(exitUsage, "invocation metadata is invalid: %v", err)
 	}
+	// Resolved here first so a path outside the root is named by its field.
+	if _, err := resolveIn(p.root, md.ContractSource.RunManifestPath, "contractSource.runManifestPath"); err != nil {
+		return nil, refuse(exitUsage, "invocation metadata %s: %v", raw, err)
+	}
 	run, err := state.LoadRun(p.root.Dir(), md.ContractSource.RunManifestPath)
 	if err != nil {
 		return nil, refuse(exitUsage, "invocation metadata %s: contractSource.runManifestPath: %v", raw, err)
@@ -324,10 +328,10 @@ func (p *plan) checkMetadata(raw string) (*v2Fields, *preflightError) {
 		return nil, refuse(exitUsage, "invocation metadata %s: dutyId: %v", raw, err)
 	}
 	if p.role == "worker" {
-		return nil, refuse(exitUsage, "role is missing; with --invocation-metadata pass the role argument (duty %q is a %s duty)", md.DutyID, dutyRole)
+		return nil, refuse(exitUsage, "role is missing; with --invocation-metadata pass the role argument (duty %q belongs to role %s)", md.DutyID, dutyRole)
 	}
 	if dutyRole != p.role {
-		return nil, refuse(exitUsage, "invocation metadata %s: duty %q is a %s duty, but the role argument is %s", raw, md.DutyID, dutyRole, p.role)
+		return nil, refuse(exitUsage, "invocation metadata %s: duty %q belongs to role %s, but the role argument is %s", raw, md.DutyID, dutyRole, p.role)
 	}
 	if !md.PromptMatches(p.root, p.prompt) {
 		return nil, refuse(exitUsage, "invocation metadata %s: prompt.path %q is not the prompt %s", raw, md.Prompt.Path, p.root.Rel(p.prompt))
@@ -411,6 +415,11 @@ func ExecArgs(projectRoot string, job state.ResolvedJob, presentation string) []
 		args = append(args, "--invocation-metadata", job.Metadata)
 	}
 	return args
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }
 
 func oneLine(s string) string {
