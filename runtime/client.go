@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrNoCockpit is wrapped by Dial's error when nothing listens on the socket.
@@ -123,6 +124,19 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	err = writeMessage(c.conn, Request{ID: id, Method: method, Params: raw})
 	c.wmu.Unlock()
 	if err != nil {
+		// The server may have refused us and hung up (the peer check): its
+		// reason, once the reader has it, says more than a broken pipe.
+		select {
+		case <-c.done:
+		case <-time.After(time.Second):
+		}
+		c.mu.Lock()
+		why := c.err
+		c.mu.Unlock()
+		var re *RPCError
+		if errors.As(why, &re) {
+			return re
+		}
 		return fmt.Errorf("send %s: %w", method, err)
 	}
 	select {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/gofrs/flock"
@@ -52,7 +53,7 @@ type Server struct {
 	lock  *flock.Flock
 	h     Handler
 	hello HelloResult
-	uid   uint32
+	uid   atomic.Uint32 // the only uid served; a field so tests can forge a mismatch
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -108,7 +109,8 @@ func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
 		lock.Unlock()
 		return nil, err
 	}
-	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, uid: uint32(os.Getuid()), conns: map[net.Conn]struct{}{}}
+	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, conns: map[net.Conn]struct{}{}}
+	s.uid.Store(uint32(os.Getuid()))
 	s.hello.Version, s.hello.Server, s.hello.PID = ProtocolVersion, "cockpit", os.Getpid()
 	s.wg.Add(1)
 	go s.accept()
@@ -152,7 +154,7 @@ func (s *Server) accept() {
 		}
 		uid, err := peerUID(c)
 		if err == nil {
-			err = checkPeer(uid, s.uid)
+			err = checkPeer(uid, s.uid.Load())
 		}
 		if err != nil {
 			_ = writeMessage(c, Reply{Error: &RPCError{Code: CodeDenied, Message: err.Error()}})
