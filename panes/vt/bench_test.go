@@ -2,13 +2,13 @@ package vt
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 
@@ -155,9 +155,13 @@ func BenchmarkTmux(b *testing.B) {
 	data := logStream()
 	path := writeStreamFile(b, data)
 	b.SetBytes(int64(len(data)))
-	sock := filepath.Join(b.TempDir(), "tmux.sock")
+	dir := b.TempDir()
+	n := 0
 	for b.Loop() {
-		start := time.Now()
+		// A fresh server each time: reusing a socket races with the
+		// previous server's exit.
+		n++
+		sock := filepath.Join(dir, fmt.Sprintf("s%d", n))
 		cmd := exec.Command("tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
 			"cat "+path+"; tmux -S "+sock+" wait-for -S done; sleep 30")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -166,7 +170,6 @@ func BenchmarkTmux(b *testing.B) {
 		if out, err := exec.Command("tmux", "-S", sock, "wait-for", "done").CombinedOutput(); err != nil {
 			b.Fatalf("tmux wait-for: %v: %s", err, out)
 		}
-		_ = start
 		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
 	}
 }

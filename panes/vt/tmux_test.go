@@ -44,6 +44,10 @@ func newTmux(t *testing.T) *tmuxServer {
 		t.Fatalf("make tmux dir: %v", err)
 	}
 	s := &tmuxServer{t: t, sock: filepath.Join(dir, "s"), dir: dir}
+	// A session that lives as long as the test keeps the server up: tmux
+	// exits with its last session, and a new session started while it is
+	// exiting fails with "server exited unexpectedly".
+	s.run("new-session", "-d", "-s", "keep", "-x", "20", "-y", "5", "exec sleep 3600")
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
 		_ = os.RemoveAll(dir)
@@ -87,15 +91,7 @@ func (s *tmuxServer) show(data []byte, cols, rows int) tmuxScreen {
 	// -opost: the bytes reach tmux exactly as recorded (no LF → CRLF).
 	cmd := fmt.Sprintf("stty -opost -echo; cat %s; tmux -S %s wait-for -S %s; exec sleep 600", file, s.sock, name)
 	newSession := []string{"new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd}
-	if out, err := s.try(newSession...); err != nil {
-		if !strings.Contains(out, "server exited unexpectedly") {
-			s.t.Fatalf("%v", err)
-		}
-		// tmux 3.3a sometimes dies on a new session right after killing
-		// one (docs/EMULATOR.md); the next attempt starts a fresh server.
-		s.t.Logf("tmux server crashed, retrying: %v", err)
-		s.run(newSession...)
-	}
+	s.run(newSession...)
 	s.run("wait-for", name)
 	var sc tmuxScreen
 	sc.plain = strings.Split(strings.TrimSuffix(s.run("capture-pane", "-p", "-t", name), "\n"), "\n")
