@@ -1,0 +1,287 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/panes/term"
+	"github.com/okstra/cockpit/runtime"
+)
+
+// DefaultFrame is the default frame interval: the screen redraws panes at
+// most this often (about 60 frames a second), however fast they change.
+const DefaultFrame = 16 * time.Millisecond
+
+// Actions are what the screen asks of the engine. Every field is optional.
+// The screen calls them only from commands, never inside Update, so they may
+// block (closing a pane can take the close grace periods).
+type Actions struct {
+	// ClosePane closes a worker pane the human chose to close. The engine
+	// answers with runtime.PaneClosed once it is gone. When nil, the screen
+	// closes the pane through the Manager itself.
+	ClosePane func(id string)
+	// Quit tells the engine the human quit the screen; the program then
+	// ends. The owner closes the panes after Program.Run returns.
+	Quit func()
+	// AnswerGate records the human's answer to a gate (the gate dialog,
+	// a later task, calls it).
+	AnswerGate func(runtime.GateAnswer) error
+}
+
+// Config is what New needs.
+type Config struct {
+	// Manager owns the panes the screen shows. Required.
+	Manager *panes.Manager
+	Actions Actions
+	// Prefix is the key that leaves a pane back to navigation mode, in
+	// bubbletea's spelling ("ctrl+b", "ctrl+a"); empty means DefaultPrefix.
+	Prefix string
+	// Now is the clock for elapsed times; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// NoColor turns every colour off (see NoColorFromEnv); glyphs and
+	// attributes still carry the meaning.
+	NoColor bool
+	// Frame is the minimum interval between two redraws caused by pane
+	// output; zero means DefaultFrame.
+	Frame time.Duration
+	// LeadPane names the lead's pane when it was opened before the program
+	// started and no runtime.PaneOpened will say so.
+	LeadPane string
+	// HideTimeline starts with the timeline panel hidden.
+	HideTimeline bool
+	// Context ends the frame loop when done; the loop also ends when the
+	// human quits or Stop is called. Nil means context.Background.
+	Context context.Context
+}
+
+// NoColorFromEnv reports whether the NO_COLOR convention asks for no
+// colour: the variable is set and not empty (https://no-color.org).
+func NoColorFromEnv() bool { return os.Getenv("NO_COLOR") != "" }
+
+// mode is the screen's input mode.
+type mode uint8
+
+const (
+	modeNav    mode = iota // keys drive the screen
+	modeInput              // keys go to the focused pane
+	modeScroll             // keys scroll the focused pane's history
+)
+
+func (m mode) String() string {
+	switch m {
+	case modeInput:
+		return "INPUT"
+	case modeScroll:
+		return "SCROLL"
+	default:
+		return "NAV"
+	}
+}
+
+// App is the root model of the cockpit's screen. It is a tea.Model; run it
+// with tea.NewProgram(app) and feed it the engine's messages with
+// Program.Send.
+type App struct {
+	mgr     *panes.Manager
+	actions Actions
+	keys    KeyMap
+	st      Styles
+	now     func() time.Time
+	frame   time.Duration
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	width, height int
+
+	run      runtime.RunView
+	haveRun  bool
+	leadPane string
+
+	panes  []*paneView // display order: the lead first, then open order
+	byID   map[string]*paneView
+	closed map[string]bool // ids closed for good; late frames for them are dropped
+
+	focus        int
+	mode         mode
+	afterPrefix  bool // navigation entered by the prefix: prefix again sends it
+	zoom         bool
+	showTimeline bool
+	showHelp     bool
+	confirm      *confirmation
+	notice       string
+
+	geo    geometry
+	scroll scrollState
+
+	ops     []paneOp // pane I/O waiting for the op command, in order
+	opsBusy bool
+
+	// manual is set by tests that drive frames and ticks themselves.
+	manual  bool
+	framing bool // a frame wait is in flight
+	ticking bool // an elapsed-time tick is in flight
+
+	view      string
+	cursor    *tea.Cursor
+	viewValid bool
+}
+
+// confirmation is a pending yes/no question on the status line.
+type confirmation struct {
+	kind   confirmKind
+	paneID string
+	text   string
+}
+
+type confirmKind uint8
+
+const (
+	confirmQuit confirmKind = iota + 1
+	confirmClose
+)
+
+// New returns the screen's root model.
+func New(cfg Config) *App {
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	frame := cfg.Frame
+	if frame <= 0 {
+		frame = DefaultFrame
+	}
+	return &App{
+		mgr:          cfg.Manager,
+		actions:      cfg.Actions,
+		keys:         NewKeyMap(cfg.Prefix),
+		st:           NewStyles(DefaultPalette(), cfg.NoColor),
+		now:          now,
+		frame:        frame,
+		ctx:          ctx,
+		cancel:       cancel,
+		leadPane:     cfg.LeadPane,
+		byID:         make(map[string]*paneView),
+		closed:       make(map[string]bool),
+		showTimeline: !cfg.HideTimeline,
+	}
+}
+
+// Stop ends the frame loop. The owner calls it when it ends the program by
+// other means than the human quitting (Program.Quit, Kill); it is safe to
+// call more than once and from any goroutine.
+func (a *App) Stop() { a.cancel() }
+
+// Init starts the frame loop and takes a first snapshot of every pane the
+// Manager already holds.
+func (a *App) Init() tea.Cmd {
+	cmds := []tea.Cmd{a.cmdSyncPanes()}
+	if !a.manual {
+		a.framing = true
+		cmds = append(cmds, a.cmdWaitFrame())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update handles one message. It does no I/O: pane input, resizes,
+// snapshots and engine actions all run in commands.
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.width, a.height = msg.Width, msg.Height
+		a.relayout()
+	case framesMsg:
+		cmd = a.onFrames(msg)
+	case frameStoppedMsg:
+		a.framing = false
+	case runtime.ViewUpdated:
+		a.onRunView(msg.View)
+	case runtime.PaneOpened:
+		a.onPaneOpened(msg)
+	case runtime.PaneClosed:
+		a.onPaneClosed(msg.PaneID, msg.Reason)
+	case runtime.Notice:
+		a.onNotice(msg)
+	case PaneCost:
+		if pv := a.byID[msg.PaneID]; pv != nil {
+			pv.cost, pv.costKnown = msg.USD, true
+		}
+	case tea.KeyPressMsg:
+		cmd = a.onKey(msg)
+	case tea.PasteMsg:
+		if a.mode == modeInput {
+			if pv := a.focused(); pv != nil {
+				a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
+			}
+		}
+	case tea.MouseMsg:
+		cmd = a.onMouse(msg)
+	case opsDoneMsg:
+		a.opsBusy = false
+		if msg.err != nil {
+			a.notice = msg.err.Error()
+		}
+	case scrollLinesMsg:
+		a.onScrollLines(msg)
+	case closeFailedMsg:
+		a.notice = msg.err.Error()
+	case tickMsg:
+		a.ticking = false
+	default:
+		return a, nil
+	}
+	a.viewValid = false
+	return a, tea.Batch(cmd, a.cmdApplyOps(), a.cmdTickIfNeeded())
+}
+
+// View draws the screen. The drawing is cached: a View without an Update in
+// between returns the same frame without drawing again.
+func (a *App) View() tea.View {
+	if !a.viewValid {
+		a.view, a.cursor = a.render()
+		a.viewValid = true
+	}
+	v := tea.NewView(a.view)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	if a.mode == modeInput {
+		if pv := a.focused(); pv != nil && pv.snap.Modes.Mouse == term.MouseAny {
+			// The program tracks all motion (1003); so must we.
+			v.MouseMode = tea.MouseModeAllMotion
+		}
+	}
+	v.Cursor = a.cursor
+	v.WindowTitle = "cockpit"
+	if a.run.Title != "" {
+		v.WindowTitle = "cockpit — " + a.run.Title
+	}
+	return v
+}
+
+// focused returns the focused pane, or nil when there is none.
+func (a *App) focused() *paneView {
+	if a.focus < 0 || a.focus >= len(a.panes) {
+		return nil
+	}
+	return a.panes[a.focus]
+}
+
+// onNotice shows an engine notice; one about a pane also flags the pane.
+func (a *App) onNotice(n runtime.Notice) {
+	a.notice = n.Text
+	if pv := a.byID[n.PaneID]; pv != nil {
+		a.notice = pv.label() + ": " + n.Text
+		if pv != a.focused() {
+			pv.attention = true
+		}
+	}
+}

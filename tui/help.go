@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+)
+
+// helpRow is one line of the help overlay.
+type helpRow struct{ keys, desc string }
+
+type helpSection struct {
+	title string
+	rows  []helpRow
+}
+
+func row(b key.Binding) helpRow { return helpRow{b.Help().Key, b.Help().Desc} }
+
+// helpSections is the key map grouped by mode, in the order the overlay
+// lists it. Bindings that only differ by direction share a row.
+func (k KeyMap) helpSections() []helpSection {
+	return []helpSection{
+		{"Navigation (default)", []helpRow{
+			{"←↓↑→ hjkl", "move focus"},
+			{"tab/S-tab", "next / previous pane"},
+			row(k.Jump), row(k.Enter), row(k.Zoom), row(k.Scroll),
+			row(k.Timeline), row(k.Close), row(k.Quit), row(k.Help),
+		}},
+		{"Typing into a pane", []helpRow{
+			row(k.Prefix),
+			{k.Prefix.Help().Key + " ×2", "send " + k.Prefix.Help().Key + " itself"},
+		}},
+		{"Scroll mode", []helpRow{
+			{"↑↓ kj", "line up / down"},
+			{"pgup/pgdn", "page (also b, f, space)"},
+			{"ctrl+u/d", "half page"},
+			{"g/G", "oldest / newest"},
+			row(k.ExitScroll),
+		}},
+		{"Mouse", []helpRow{
+			{"click", "focus (typing: sent too)"},
+			{"wheel", "scroll (or to the program)"},
+		}},
+	}
+}
+
+// helpBox is the help overlay: the key map grouped by mode in a box, in
+// one column when the terminal is tall enough, else two.
+func (a *App) helpBox() []string {
+	sections := a.keys.helpSections()
+	keyW := 0
+	for _, s := range sections {
+		for _, r := range s.rows {
+			keyW = max(keyW, lipgloss.Width(r.keys))
+		}
+	}
+	render := func(ss []helpSection) string {
+		var parts []string
+		for _, s := range ss {
+			lines := []string{a.st.HelpTitle.Render(s.title)}
+			for _, r := range s.rows {
+				lines = append(lines, " "+a.st.HelpKey.Render(r.keys+blank(keyW-lipgloss.Width(r.keys)))+"  "+a.st.HelpDesc.Render(r.desc))
+			}
+			parts = append(parts, strings.Join(lines, "\n"))
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	body := render(sections)
+	// Title, blank, body, blank, hint, and the border: 6 rows around body.
+	if strings.Count(body, "\n")+1+6 > a.height {
+		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:1]), "   ", render(sections[1:]))
+	}
+	content := a.st.HelpTitle.Render("cockpit keys") + "\n\n" + body + "\n\n" + a.st.Hint.Render("any key closes this help")
+	return strings.Split(a.st.HelpBox.Render(content), "\n")
+}

@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/panes"
+	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/state"
+)
+
+// paneprog is the path of the test program built by TestMain.
+var paneprog string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tui-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	paneprog = filepath.Join(dir, "paneprog")
+	build := exec.Command("go", "build", "-o", paneprog, "./testdata/paneprog")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build paneprog:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testNow is the fixed clock of the tests.
+var testNow = time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// harness drives an App the way bubbletea would, synchronously: every
+// command Update returns runs at once and its message is fed back, except
+// the frame loop, which the test pumps with frame().
+type harness struct {
+	t   testing.TB
+	mgr *panes.Manager
+	app *App
+
+	mu      sync.Mutex
+	closes  []string
+	quits   int
+	quitted bool
+
+	static map[string]bool // panes running "static", which waitDrawn waits for
+}
+
+func newHarness(t testing.TB, w, h int, opts ...func(*Config)) *harness {
+	t.Helper()
+	hs := &harness{t: t, mgr: panes.NewManager(), static: make(map[string]bool)}
+	cfg := Config{
+		Manager: hs.mgr,
+		Now:     func() time.Time { return testNow },
+		Actions: Actions{
+			ClosePane: func(id string) {
+				hs.mu.Lock()
+				hs.closes = append(hs.closes, id)
+				hs.mu.Unlock()
+			},
+			Quit: func() {
+				hs.mu.Lock()
+				hs.quits++
+				hs.mu.Unlock()
+			},
+		},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	hs.app = New(cfg)
+	hs.app.manual = true
+	t.Cleanup(func() {
+		hs.app.Stop()
+		_ = hs.mgr.CloseAll()
+	})
+	hs.exec(hs.app.Init())
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return hs
+}
+
+// open starts paneprog with args in a new pane and announces it.
+func (hs *harness) open(title string, lead bool, args ...string) string {
+	hs.t.Helper()
+	p, err := hs.mgr.Open(panes.Config{
+		Argv:       append([]string{paneprog}, args...),
+		Cols:       10,
+		Rows:       5,
+		CloseGrace: 300 * time.Millisecond,
+	})
+	if err != nil {
+		hs.t.Fatal(err)
+	}
+	hs.static[p.ID()] = args[0] == "static"
+	hs.send(cockpit.PaneOpened{PaneID: p.ID(), Title: title, Lead: lead})
+	return p.ID()
+}
+
+// send feeds msg to Update and runs the commands it returns.
+func (hs *harness) send(msg tea.Msg) {
+	hs.t.Helper()
+	_, cmd := hs.app.Update(msg)
+	hs.exec(cmd)
+}
+
+// exec runs cmd and feeds its messages back, as bubbletea does.
+func (hs *harness) exec(cmd tea.Cmd) {
+	hs.t.Helper()
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			hs.exec(c)
+		}
+	case tea.QuitMsg:
+		hs.quitted = true
+	default:
+		hs.send(msg)
+	}
+}
+
+// frame waits for one frame of changed panes (at most d) and feeds it.
+func (hs *harness) frame(d time.Duration) bool {
+	hs.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	ids, err := hs.mgr.WaitDirty(ctx, time.Millisecond)
+	if err != nil {
+		return false
+	}
+	hs.send(framesMsg{snaps: takeSnaps(hs.mgr, ids)})
+	return true
+}
+
+// waitFor pumps frames until cond holds, failing after a deadline.
+func (hs *harness) waitFor(what string, cond func() bool) {
+	hs.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			hs.t.Fatalf("timed out waiting for %s; screen:\n%s", what, hs.plain())
+		}
+		hs.frame(100 * time.Millisecond)
+	}
+}
+
+// waitDrawn waits until every shown pane running "static" drew its frame
+// for the size it is shown at, and the pane's output has settled.
+func (hs *harness) waitDrawn() {
+	hs.t.Helper()
+	hs.waitFor("panes drawn at their size", func() bool {
+		for _, pv := range hs.app.panes {
+			if pv.rect.empty() || !hs.static[pv.id] {
+				continue
+			}
+			in := pv.rect.inner()
+			want := fmt.Sprintf("size=%dx%d", in.W, in.H)
+			if !pv.hasSnap || len(pv.snap.Lines) == 0 || !strings.Contains(pv.snap.Lines[0], want) || !strings.HasPrefix(ansi.Strip(pv.snap.Lines[len(pv.snap.Lines)-1]), "$") {
+				return false
+			}
+		}
+		return true
+	})
+	// Drain a frame that may still be in flight, so the view is final.
+	for hs.frame(50 * time.Millisecond) {
+	}
+}
+
+// view is the screen as bubbletea would draw it.
+func (hs *harness) view() string { return hs.app.View().Content }
+
+// plain is the screen without styles.
+func (hs *harness) plain() string { return ansi.Strip(hs.view()) }
+
+// key sends a key press written as bubbletea spells it ("ctrl+b", "enter",
+// "a", "shift+tab", "pgup").
+func (hs *harness) key(names ...string) {
+	hs.t.Helper()
+	for _, n := range names {
+		hs.send(keyPress(n))
+	}
+}
+
+func keyPress(name string) tea.KeyPressMsg {
+	var k tea.Key
+	parts := strings.Split(name, "+")
+	for _, p := range parts[:len(parts)-1] {
+		switch p {
+		case "ctrl":
+			k.Mod |= tea.ModCtrl
+		case "alt":
+			k.Mod |= tea.ModAlt
+		case "shift":
+			k.Mod |= tea.ModShift
+		}
+	}
+	base := parts[len(parts)-1]
+	named := map[string]rune{
+		"enter": tea.KeyEnter, "tab": tea.KeyTab, "esc": tea.KeyEscape,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "space": tea.KeySpace,
+		"backspace": tea.KeyBackspace, "home": tea.KeyHome, "end": tea.KeyEnd,
+	}
+	if r, ok := named[base]; ok {
+		k.Code = r
+		if r == tea.KeySpace {
+			k.Text = " "
+		}
+		return tea.KeyPressMsg(k)
+	}
+	r := []rune(base)[0]
+	k.Code = r
+	if k.Mod&^tea.ModShift == 0 {
+		k.Text = base
+	}
+	return tea.KeyPressMsg(k)
+}
+
+// runView is a fixed run view for the panes of a test: the given pane ids
+// get dispatches with the given statuses, dispatched at fixed times.
+func runView(dispatches ...dispatchSpec) cockpit.RunView {
+	v := cockpit.RunView{
+		Title:     "dev-10860 feature-analysis 002",
+		Backend:   "cockpit-pane",
+		BatchKind: "initial",
+		Next:      &nextPhase,
+		Timeline: []cockpit.TimelineEntry{
+			{At: testNow.Add(-9 * time.Minute), Line: "PROGRESS: phase-1-intake"},
+			{At: testNow.Add(-8 * time.Minute), Line: "PROGRESS: phase-2-prompts"},
+			{At: testNow.Add(-7 * time.Minute), Line: "PROGRESS: phase-3-team-create using implicit team"},
+			{At: testNow.Add(-6 * time.Minute), Line: "PROGRESS: phase-4-dispatch worker=Codex worker model=gpt-6.1-sol"},
+			{At: testNow.Add(-5 * time.Minute), Line: "PROGRESS: phase-4-dispatch worker=Claude worker model=opus"},
+			{At: testNow.Add(-4 * time.Minute), Line: "PROGRESS: phase-5-poll pending=2 done=0"},
+		},
+	}
+	for i, d := range dispatches {
+		sd := dispatch(d, i)
+		v.Dispatches = append(v.Dispatches, sd)
+		if sd.Terminal() {
+			v.Batch.Done++
+		} else {
+			v.Batch.Pending++
+		}
+	}
+	return v
+}
+
+// dispatchSpec describes a fixture dispatch: its pane, label and status,
+// how long ago it was dispatched and, when terminal, how long it ran.
+type dispatchSpec struct {
+	pane, label, status string
+	ago, ran            time.Duration
+}
+
+func dispatch(d dispatchSpec, i int) state.Dispatch {
+	sd := state.Dispatch{
+		DispatchID:     fmt.Sprintf("d-%03d", i+1),
+		DispatchKind:   "initial",
+		PaneID:         d.pane,
+		ExecutionLabel: d.label,
+		Status:         d.status,
+		DispatchedAt:   testNow.Add(-d.ago).Format(time.RFC3339),
+	}
+	if sd.Terminal() {
+		sd.SettledAt = testNow.Add(-d.ago + d.ran).Format(time.RFC3339)
+	}
+	return sd
+}
+
+var nextPhase = state.NextPhase{Phase: "phase-6-synthesis", Status: "ready", Rationale: "every analyser settled"}
+
+// leakedGoroutines returns the stacks of goroutines of the tui or panes
+// packages still running.
+func leakedGoroutines() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "okstra/cockpit/tui.") && !strings.Contains(g, "testing.tRunner") && !strings.Contains(g, "leakedGoroutines") {
+			out = append(out, g)
+		}
+		if strings.Contains(g, "okstra/cockpit/panes.") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}

@@ -1,0 +1,393 @@
+package tui
+
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/panes/term"
+)
+
+// wheelLines is how far one wheel notch scrolls a pane's history.
+const wheelLines = 3
+
+// onKey routes a key press: the help overlay and a pending confirmation
+// come first, then the current mode.
+func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if a.showHelp {
+		a.showHelp = false
+		return nil
+	}
+	if a.confirm != nil {
+		return a.onConfirmKey(msg)
+	}
+	switch a.mode {
+	case modeInput:
+		return a.onInputKey(msg)
+	case modeScroll:
+		return a.onScrollKey(msg)
+	}
+	return a.onNavKey(msg)
+}
+
+// onInputKey sends every key to the focused pane except the prefix, which
+// returns to navigation; the prefix pressed again there is sent (see
+// onNavKey).
+func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
+	pv := a.focused()
+	if key.Matches(msg, a.keys.Prefix) || pv == nil {
+		a.setMode(modeNav)
+		a.afterPrefix = pv != nil
+		return nil
+	}
+	if k, ok := paneKey(msg.Key()); ok {
+		a.queue(paneOp{kind: opKey, id: pv.id, key: k})
+	}
+	return nil
+}
+
+// onNavKey handles navigation mode.
+func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
+	afterPrefix := a.afterPrefix
+	a.afterPrefix = false
+	km := a.keys
+	pv := a.focused()
+	switch {
+	case key.Matches(msg, km.Prefix):
+		if afterPrefix && pv != nil {
+			// Prefix twice: the program gets the prefix key itself.
+			if k, ok := paneKey(msg.Key()); ok {
+				a.queue(paneOp{kind: opKey, id: pv.id, key: k})
+			}
+			a.setMode(modeInput)
+		}
+	case key.Matches(msg, km.Help):
+		a.showHelp = true
+	case key.Matches(msg, km.Quit):
+		return a.askQuit()
+	case key.Matches(msg, km.Left):
+		a.moveFocus(-1, 0)
+	case key.Matches(msg, km.Right):
+		a.moveFocus(1, 0)
+	case key.Matches(msg, km.Up):
+		a.moveFocus(0, -1)
+	case key.Matches(msg, km.Down):
+		a.moveFocus(0, 1)
+	case key.Matches(msg, km.Next):
+		a.cycleFocus(1)
+	case key.Matches(msg, km.Prev):
+		a.cycleFocus(-1)
+	case key.Matches(msg, km.Jump):
+		if n, err := strconv.Atoi(msg.String()); err == nil && n <= len(a.panes) {
+			a.setFocus(n - 1)
+		}
+	case key.Matches(msg, km.Enter):
+		if pv != nil {
+			a.setMode(modeInput)
+		}
+	case key.Matches(msg, km.Zoom):
+		if pv != nil {
+			a.zoom = !a.zoom
+			a.relayout()
+		}
+	case key.Matches(msg, km.Scroll):
+		back := 0
+		if msg.String() == "pgup" {
+			back = a.focusedHeight()
+		}
+		a.enterScroll(back, false)
+		return a.cmdFetchScroll()
+	case key.Matches(msg, km.Timeline):
+		a.showTimeline = !a.showTimeline
+		a.relayout()
+	case key.Matches(msg, km.Close):
+		a.askClose()
+	}
+	return nil
+}
+
+// onScrollKey moves through the focused pane's history.
+func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
+	km := a.keys
+	page := a.pageSize()
+	switch {
+	case key.Matches(msg, km.ExitScroll), key.Matches(msg, km.Prefix):
+		a.leaveScroll()
+		return nil
+	case key.Matches(msg, km.LineUp):
+		a.scrollBy(1)
+	case key.Matches(msg, km.LineDown):
+		a.scrollBy(-1)
+	case key.Matches(msg, km.PageUp):
+		a.scrollBy(page)
+	case key.Matches(msg, km.PageDown):
+		a.scrollBy(-page)
+	case key.Matches(msg, km.HalfUp):
+		a.scrollBy(page / 2)
+	case key.Matches(msg, km.HalfDown):
+		a.scrollBy(-page / 2)
+	case key.Matches(msg, km.Top):
+		a.scrollBy(1 << 30)
+	case key.Matches(msg, km.Bottom):
+		a.scrollBy(-(1 << 30))
+	case key.Matches(msg, km.Help):
+		a.showHelp = true
+		return nil
+	default:
+		return nil
+	}
+	return a.cmdFetchScroll()
+}
+
+// onConfirmKey answers the pending question. Any key other than a yes
+// cancels it, so a stray key never quits or closes anything.
+func (a *App) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	c := a.confirm
+	a.confirm = nil
+	yes := key.Matches(msg, a.keys.ConfirmYes) || (c.kind == confirmQuit && key.Matches(msg, a.keys.Quit))
+	if !yes {
+		return nil
+	}
+	switch c.kind {
+	case confirmQuit:
+		return a.cmdQuit()
+	case confirmClose:
+		a.notice = "closing " + c.paneID
+		return a.cmdClosePane(c.paneID)
+	}
+	return nil
+}
+
+// askQuit quits at once when no worker pane still runs, else asks first.
+func (a *App) askQuit() tea.Cmd {
+	n := a.runningWorkers()
+	if n == 0 {
+		return a.cmdQuit()
+	}
+	what := "1 worker pane is"
+	if n > 1 {
+		what = strconv.Itoa(n) + " worker panes are"
+	}
+	a.confirm = &confirmation{kind: confirmQuit, text: what + " still running — quit anyway? (q/y: quit, any other key: stay)"}
+	return nil
+}
+
+// askClose asks before closing the focused worker pane; the lead's pane is
+// the engine's to close.
+func (a *App) askClose() {
+	pv := a.focused()
+	switch {
+	case pv == nil:
+	case pv.lead:
+		a.notice = "the lead's pane cannot be closed from the screen"
+	default:
+		a.confirm = &confirmation{kind: confirmClose, paneID: pv.id, text: "close " + pv.label() + " (" + pv.id + ")? (y: close, any other key: keep)"}
+	}
+}
+
+// setMode switches mode, telling programs that asked (mode 1004) when they
+// gain or lose the keyboard.
+func (a *App) setMode(m mode) {
+	if m == a.mode {
+		return
+	}
+	pv := a.focused()
+	if pv != nil && a.mode == modeInput {
+		a.queue(paneOp{kind: opFocus, id: pv.id, in: false})
+	}
+	if a.mode == modeScroll {
+		a.scroll = scrollState{}
+	}
+	a.mode = m
+	if pv != nil && m == modeInput {
+		pv.attention = false
+		a.queue(paneOp{kind: opFocus, id: pv.id, in: true})
+	}
+}
+
+// setFocus moves the focus to pane i. Scroll mode ends (it belongs to a
+// pane); input mode follows the focus to the new pane.
+func (a *App) setFocus(i int) {
+	if i < 0 || i >= len(a.panes) || i == a.focus {
+		return
+	}
+	prev := a.mode
+	if prev == modeScroll {
+		a.leaveScroll()
+	}
+	if prev == modeInput {
+		a.setMode(modeNav)
+	}
+	a.focus = i
+	a.panes[i].attention = false
+	if prev == modeInput {
+		a.setMode(modeInput)
+	}
+	if a.zoom || a.geo.tabs {
+		a.relayout()
+	}
+}
+
+// moveFocus moves the focus to the neighbouring pane in a direction.
+func (a *App) moveFocus(dx, dy int) {
+	rects := make([]rect, len(a.panes))
+	for i, pv := range a.panes {
+		rects[i] = pv.rect
+	}
+	if n := neighbour(rects, a.focus, dx, dy); n >= 0 {
+		a.setFocus(n)
+		return
+	}
+	if a.zoom || a.geo.tabs {
+		// Only one pane is shown: left/right and up/down walk the order.
+		a.cycleFocus(dx + dy)
+	}
+}
+
+// cycleFocus moves the focus d panes along the display order, wrapping.
+func (a *App) cycleFocus(d int) {
+	if n := len(a.panes); n > 0 && d != 0 {
+		a.setFocus(((a.focus+d)%n + n) % n)
+	}
+}
+
+func (a *App) focusedHeight() int {
+	if pv := a.focused(); pv != nil {
+		return max(pv.rect.inner().H, 1)
+	}
+	return 1
+}
+
+// onMouse handles the mouse: a click focuses the pane under it (and goes
+// to the program too while typing into it, if the program asked for the
+// mouse); the wheel scrolls the history, or goes to such a program.
+func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
+	m := msg.Mouse()
+	i, pv := a.paneAt(m.X, m.Y)
+	if pv == nil {
+		if _, ok := msg.(tea.MouseClickMsg); ok && a.geo.tabs && m.Y == a.geo.tabRow.Y {
+			a.clickTab(m.X)
+		}
+		return nil
+	}
+	switch msg.(type) {
+	case tea.MouseClickMsg:
+		if a.confirm != nil || a.showHelp {
+			return nil
+		}
+		a.setFocus(i)
+		if a.mode == modeInput {
+			a.forwardMouse(pv, m, panes.MousePress)
+		}
+	case tea.MouseReleaseMsg:
+		if a.mode == modeInput && pv == a.focused() {
+			a.forwardMouse(pv, m, panes.MouseRelease)
+		}
+	case tea.MouseMotionMsg:
+		if a.mode == modeInput && pv == a.focused() {
+			a.forwardMouse(pv, m, panes.MouseMotion)
+		}
+	case tea.MouseWheelMsg:
+		if a.mode == modeInput && pv == a.focused() && pv.snap.Modes.Mouse != term.MouseNone {
+			a.forwardMouse(pv, m, panes.MousePress)
+			return nil
+		}
+		return a.wheelScroll(i, m.Button)
+	}
+	return nil
+}
+
+// wheelScroll scrolls pane i's history by a wheel notch, entering scroll
+// mode on it; scrolling back to the bottom leaves scroll mode again.
+func (a *App) wheelScroll(i int, b tea.MouseButton) tea.Cmd {
+	up := b == tea.MouseWheelUp
+	if !up && b != tea.MouseWheelDown {
+		return nil
+	}
+	a.setFocus(i)
+	if a.mode != modeScroll {
+		if !up {
+			return nil
+		}
+		a.setMode(modeNav)
+		a.enterScroll(wheelLines, true)
+		return a.cmdFetchScroll()
+	}
+	if up {
+		a.scrollBy(wheelLines)
+	} else {
+		a.scrollBy(-wheelLines)
+		if a.scroll.back == 0 && a.scroll.wheel {
+			a.leaveScroll()
+			return nil
+		}
+	}
+	return a.cmdFetchScroll()
+}
+
+// forwardMouse queues a mouse event for pv's program in its own cells;
+// events on the title bar are not the program's.
+func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction) {
+	in := pv.rect.inner()
+	if pv.snap.Modes.Mouse == term.MouseNone || !in.contains(m.X, m.Y) {
+		return
+	}
+	ev := panes.Mouse{X: m.X - in.X, Y: m.Y - in.Y, Button: mouseButton(m.Button), Action: action}
+	if m.Mod.Contains(tea.ModShift) {
+		ev.Mod |= panes.ModShift
+	}
+	if m.Mod.Contains(tea.ModAlt) {
+		ev.Mod |= panes.ModAlt
+	}
+	if m.Mod.Contains(tea.ModCtrl) {
+		ev.Mod |= panes.ModCtrl
+	}
+	a.queue(paneOp{kind: opMouse, id: pv.id, mouse: ev})
+}
+
+func mouseButton(b tea.MouseButton) panes.MouseButton {
+	switch b {
+	case tea.MouseLeft:
+		return panes.MouseLeft
+	case tea.MouseMiddle:
+		return panes.MouseMiddle
+	case tea.MouseRight:
+		return panes.MouseRight
+	case tea.MouseWheelUp:
+		return panes.MouseWheelUp
+	case tea.MouseWheelDown:
+		return panes.MouseWheelDown
+	case tea.MouseWheelLeft:
+		return panes.MouseWheelLeft
+	case tea.MouseWheelRight:
+		return panes.MouseWheelRight
+	case tea.MouseBackward:
+		return panes.MouseBackward
+	case tea.MouseForward:
+		return panes.MouseForward
+	}
+	return panes.MouseNoButton
+}
+
+// paneAt returns the shown pane under (x, y).
+func (a *App) paneAt(x, y int) (int, *paneView) {
+	for i, pv := range a.panes {
+		if pv.rect.contains(x, y) {
+			return i, pv
+		}
+	}
+	return -1, nil
+}
+
+// clickTab focuses the pane whose tab is under column x.
+func (a *App) clickTab(x int) {
+	_, spans := a.tabLayout(a.geo.tabRow.W)
+	for _, sp := range spans {
+		if x-a.geo.tabRow.X >= sp.x0 && x-a.geo.tabRow.X < sp.x1 {
+			a.setFocus(sp.i)
+			return
+		}
+	}
+}

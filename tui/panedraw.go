@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Status glyphs. They are narrow in every common terminal font and mean the
+// same with colour off.
+const (
+	glyphRunning   = "●"
+	glyphDone      = "✓"
+	glyphFailed    = "✗"
+	glyphTimedOut  = "⧗"
+	glyphNotRun    = "○"
+	glyphAttention = "⚑"
+)
+
+// fitPane refits the pane's content rows to its width when its snapshot or
+// its width changed. Rows whose string did not change since the previous
+// snapshot keep their fitted form (a snapshot hands out the same string for
+// an unchanged row), so a busy pane costs only its changed rows.
+func (a *App) fitPane(pv *paneView) {
+	w := pv.rect.W
+	lines := pv.snap.Lines
+	if w != pv.fitW || len(pv.fit) != len(lines) {
+		pv.fit = make([]string, len(lines))
+		pv.fitSrc = make([]string, len(lines))
+		pv.fitW = w
+		for i, l := range lines {
+			pv.fit[i], pv.fitSrc[i] = fit(l, w), l
+		}
+		return
+	}
+	for i, l := range lines {
+		if l != pv.fitSrc[i] {
+			pv.fit[i], pv.fitSrc[i] = fit(l, w), l
+		}
+	}
+}
+
+// paneRow is content row i of the pane, exactly rect.W cells wide. Rows
+// beyond the snapshot (a resize not yet applied) are blank.
+func (a *App) paneRow(pv *paneView, i int) string {
+	if a.mode == modeScroll && a.scroll.id == pv.id && a.scroll.valid {
+		if i < len(a.scroll.lines) {
+			return fit(a.scroll.lines[i], pv.rect.W)
+		}
+		return blank(pv.rect.W)
+	}
+	if i < len(pv.fit) {
+		return pv.fit[i]
+	}
+	return blank(pv.rect.W)
+}
+
+// titleBar is the pane's title row: focus marker, status glyph, label,
+// elapsed time, cost, the program's own title, filled to the pane's width
+// with a rule (heavy on the focused pane, so focus shows without colour).
+func (a *App) titleBar(pv *paneView) string {
+	w := pv.rect.W
+	focused := pv == a.focused()
+	base, rule := a.st.Title, "─"
+	if focused {
+		base, rule = a.st.TitleFocused, "━"
+	}
+	glyph := a.glyph(pv)
+	var info []string
+	if d, ok := pv.elapsed(a.now()); ok {
+		info = append(info, formatElapsed(d))
+	}
+	if pv.costKnown {
+		info = append(info, fmt.Sprintf("$%.2f", pv.cost))
+	}
+	if !pv.hasDisp && pv.snap.Exited {
+		info = append(info, exitText(pv))
+	}
+	if pv.snap.Title != "" && pv.snap.Title != pv.title {
+		info = append(info, pv.snap.Title)
+	}
+	var tags []string
+	if focused && a.zoom {
+		tags = append(tags, "zoom")
+	}
+	if a.mode == modeScroll && a.scroll.id == pv.id {
+		tags = append(tags, a.scrollTag(pv))
+	}
+	if focused && a.mode == modeInput {
+		tags = append(tags, "input")
+	}
+
+	// Plain text first, so it can be cut to the width before styling.
+	label := pv.label()
+	rest := ""
+	if len(info) > 0 {
+		rest = " · " + strings.Join(info, " · ")
+	}
+	tag := ""
+	if len(tags) > 0 {
+		tag = " [" + strings.Join(tags, "] [") + "]"
+	}
+	// rule, space, glyph(s), space, label, rest, tag, space, rule...
+	fixed := 2 + ansi.StringWidth(glyph.plain) + 1
+	avail := w - fixed - 1
+	if avail <= 0 {
+		return base.Render(fit(rule+" "+glyph.plain, w))
+	}
+	text := label + rest + tag
+	if ansi.StringWidth(text) > avail {
+		// Keep the tag (it says what mode the pane is in), cut the rest.
+		keep := max(avail-ansi.StringWidth(tag), 1)
+		text = ansi.Truncate(label+rest, keep, "…") + tag
+		text = ansi.Truncate(text, avail, "…")
+	}
+	fill := w - fixed - ansi.StringWidth(text) - 1
+	var b strings.Builder
+	b.WriteString(base.Render(rule + " "))
+	b.WriteString(glyph.styled)
+	b.WriteString(base.Render(" " + text + " " + strings.Repeat(rule, max(fill, 0))))
+	return b.String()
+}
+
+// styledGlyph is a glyph with and without its style.
+type styledGlyph struct{ plain, styled string }
+
+// glyph is the pane's status glyph, followed by the attention flag when a
+// bell or notification is unseen.
+func (a *App) glyph(pv *paneView) styledGlyph {
+	var g styledGlyph
+	switch pv.state() {
+	case stateDone:
+		g = styledGlyph{glyphDone, a.st.Done.Render(glyphDone)}
+	case stateFailed:
+		g = styledGlyph{glyphFailed, a.st.Failed.Render(glyphFailed)}
+	case stateTimedOut:
+		g = styledGlyph{glyphTimedOut, a.st.TimedOut.Render(glyphTimedOut)}
+	case stateNotRun:
+		g = styledGlyph{glyphNotRun, a.st.NotRun.Render(glyphNotRun)}
+	default:
+		g = styledGlyph{glyphRunning, a.st.Running.Render(glyphRunning)}
+	}
+	if pv.attention {
+		g.plain += glyphAttention
+		g.styled += a.st.Attention.Render(glyphAttention)
+	}
+	return g
+}
+
+// exitText says how a pane's program ended.
+func exitText(pv *paneView) string {
+	if pv.snap.Status.Signaled() {
+		return "killed: " + pv.snap.Status.Signal.String()
+	}
+	return "exit " + strconv.Itoa(pv.snap.Status.Code)
+}
+
+// formatElapsed prints a duration the way a status bar does: 42s, 3m07s,
+// 1h02m.
+func formatElapsed(d time.Duration) string {
+	s := int(d / time.Second)
+	switch {
+	case s < 60:
+		return strconv.Itoa(s) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", s/3600, (s%3600)/60)
+	}
+}

@@ -1,0 +1,319 @@
+package tui
+
+import (
+	"slices"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/panes/term"
+	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/state"
+)
+
+// paneView is what the screen keeps of one pane: its identity, its latest
+// snapshot, where it is drawn, and the rows fitted to that place.
+type paneView struct {
+	id         string
+	title      string // executionLabel, "lead", or the pane id
+	dispatchID string
+	lead       bool
+
+	snap    panes.Snapshot
+	hasSnap bool
+
+	// From the run view: the pane's dispatch.
+	status     string // the dispatch status, empty without a dispatch
+	reason     string
+	dispatched time.Time
+	settled    time.Time
+	hasDisp    bool
+
+	cost      float64
+	costKnown bool
+	attention bool // a bell or notification arrived while it was not focused
+
+	rect rect // where it is drawn; empty when hidden
+	// sizedCols and sizedRows are the size last asked of the pane, so a
+	// layout that does not change it asks nothing.
+	sizedCols, sizedRows int
+
+	// fit holds the content rows fitted to fitW columns; fitSrc the snapshot
+	// rows they came from, so only rows that changed are fitted again.
+	fit    []string
+	fitSrc []string
+	fitW   int
+}
+
+// label is the pane's name in titles, tabs and notices.
+func (pv *paneView) label() string {
+	if pv.title != "" {
+		return pv.title
+	}
+	return pv.id
+}
+
+// paneState is what the status glyph shows.
+type paneState uint8
+
+const (
+	stateRunning paneState = iota
+	stateDone
+	stateFailed
+	stateTimedOut
+	stateNotRun
+)
+
+// state derives the pane's state: its dispatch status when it has one,
+// else how its program ended.
+func (pv *paneView) state() paneState {
+	if pv.hasDisp {
+		switch pv.status {
+		case "completed":
+			return stateDone
+		case "error":
+			return stateFailed
+		case "timeout":
+			return stateTimedOut
+		case "not-run":
+			return stateNotRun
+		}
+		if !pv.snap.Exited {
+			return stateRunning
+		}
+	}
+	if !pv.snap.Exited {
+		return stateRunning
+	}
+	if pv.snap.Status.Code == 0 && !pv.snap.Status.Signaled() {
+		return stateDone
+	}
+	return stateFailed
+}
+
+// elapsed is how long the pane's dispatch ran: to its settle time, or to
+// now while it runs. ok is false without a dispatch time.
+func (pv *paneView) elapsed(now time.Time) (time.Duration, bool) {
+	if !pv.hasDisp || pv.dispatched.IsZero() {
+		return 0, false
+	}
+	end := now
+	if !pv.settled.IsZero() {
+		end = pv.settled
+	}
+	return max(end.Sub(pv.dispatched), 0), true
+}
+
+// setSnap keeps a new snapshot.
+func (pv *paneView) setSnap(s panes.Snapshot) {
+	pv.snap = s
+	pv.hasSnap = true
+}
+
+// paneSnap is one pane's part of a frame: its snapshot and the events it
+// signalled since the previous frame.
+type paneSnap struct {
+	id     string
+	snap   panes.Snapshot
+	events []term.Event
+}
+
+// onFrames takes the snapshots of a frame and asks for the next one.
+func (a *App) onFrames(msg framesMsg) tea.Cmd {
+	for _, ps := range msg.snaps {
+		if a.closed[ps.id] {
+			continue
+		}
+		pv := a.byID[ps.id]
+		if pv == nil {
+			// A pane the engine has not announced (opened before the
+			// program started): show it under its id until it is.
+			pv = a.addPane(ps.id)
+		}
+		prevSB := pv.snap.ScrollbackLen
+		pv.setSnap(ps.snap)
+		a.onEvents(pv, ps.events)
+		if a.mode == modeScroll && a.scroll.id == pv.id {
+			a.followScroll(pv, prevSB)
+		}
+	}
+	var cmds []tea.Cmd
+	if msg.loop {
+		a.framing = false
+		if !a.manual {
+			a.framing = true
+			cmds = append(cmds, a.cmdWaitFrame())
+		}
+	}
+	if a.mode == modeScroll {
+		cmds = append(cmds, a.cmdFetchScroll())
+	}
+	return tea.Batch(cmds...)
+}
+
+// onEvents flags a pane that rang or notified while the human was not
+// typing into it, and shows notifications on the status line.
+func (a *App) onEvents(pv *paneView, evs []term.Event) {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case term.EventBell:
+			if !(a.mode == modeInput && pv == a.focused()) {
+				pv.attention = true
+			}
+		case term.EventNotify:
+			if !(a.mode == modeInput && pv == a.focused()) {
+				pv.attention = true
+			}
+			text := ev.Body
+			if ev.Title != "" {
+				text = ev.Title + ": " + ev.Body
+			}
+			a.notice = pv.label() + ": " + text
+		}
+	}
+}
+
+// addPane adds a pane to the display order (the lead first) and returns it.
+func (a *App) addPane(id string) *paneView {
+	pv := &paneView{id: id, lead: id == a.leadPane}
+	if pv.lead {
+		pv.title = "lead"
+	}
+	a.byID[id] = pv
+	var cur *paneView
+	if f := a.focused(); f != nil {
+		cur = f
+	}
+	if pv.lead {
+		a.panes = slices.Insert(a.panes, 0, pv)
+	} else {
+		a.panes = append(a.panes, pv)
+	}
+	a.applyDispatch(pv)
+	if cur != nil {
+		a.focus = slices.Index(a.panes, cur)
+	} else {
+		a.focus = slices.Index(a.panes, pv)
+	}
+	a.relayout()
+	return pv
+}
+
+// onPaneOpened names a pane the engine opened (adding it if no frame
+// brought it yet).
+func (a *App) onPaneOpened(m runtime.PaneOpened) {
+	if a.closed[m.PaneID] {
+		return
+	}
+	if m.Lead {
+		a.leadPane = m.PaneID
+	}
+	pv := a.byID[m.PaneID]
+	if pv == nil {
+		pv = a.addPane(m.PaneID)
+	}
+	pv.title = m.Title
+	pv.dispatchID = m.DispatchID
+	if m.Lead && !pv.lead {
+		// Move it to the front, keeping the focus on the same pane.
+		cur := a.focused()
+		pv.lead = true
+		i := slices.Index(a.panes, pv)
+		a.panes = slices.Insert(slices.Delete(a.panes, i, i+1), 0, pv)
+		a.focus = max(slices.Index(a.panes, cur), 0)
+	}
+	if pv.title == "" && pv.lead {
+		pv.title = "lead"
+	}
+	a.applyDispatch(pv)
+	a.relayout()
+}
+
+// onPaneClosed forgets a pane for good; the focus moves to its neighbour.
+func (a *App) onPaneClosed(id, reason string) {
+	a.closed[id] = true
+	pv := a.byID[id]
+	if pv == nil {
+		return
+	}
+	cur := a.focused()
+	i := slices.Index(a.panes, pv)
+	a.panes = slices.Delete(a.panes, i, i+1)
+	delete(a.byID, id)
+	if cur == pv {
+		a.focus = min(i, len(a.panes)-1)
+		if a.mode != modeNav {
+			a.mode = modeNav
+		}
+		a.zoom = false
+	} else {
+		a.focus = max(slices.Index(a.panes, cur), 0)
+	}
+	if a.confirm != nil && a.confirm.paneID == id {
+		a.confirm = nil
+	}
+	if a.scroll.id == id {
+		a.scroll = scrollState{}
+	}
+	a.ops = slices.DeleteFunc(a.ops, func(op paneOp) bool { return op.id == id })
+	if reason != "" {
+		a.notice = pv.label() + " closed: " + reason
+	} else {
+		a.notice = pv.label() + " closed"
+	}
+	a.relayout()
+}
+
+// onRunView keeps a new run view and refreshes every pane's dispatch.
+func (a *App) onRunView(v runtime.RunView) {
+	a.run = v
+	a.haveRun = true
+	for _, pv := range a.panes {
+		a.applyDispatch(pv)
+	}
+}
+
+// applyDispatch copies the pane's dispatch from the run view: the last
+// dispatch recorded with its pane id (a retry is a later dispatch).
+func (a *App) applyDispatch(pv *paneView) {
+	var d *state.Dispatch
+	for i := range a.run.Dispatches {
+		if a.run.Dispatches[i].PaneID == pv.id {
+			d = &a.run.Dispatches[i]
+		}
+	}
+	if d == nil {
+		pv.hasDisp = false
+		return
+	}
+	pv.hasDisp = true
+	pv.status, pv.reason = d.Status, d.Reason
+	pv.dispatched = parseTime(d.DispatchedAt)
+	pv.settled = parseTime(d.SettledAt)
+	if pv.title == "" || pv.title == pv.id {
+		pv.title = d.ExecutionLabel
+	}
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// runningWorkers counts the worker panes whose program still runs.
+func (a *App) runningWorkers() int {
+	n := 0
+	for _, pv := range a.panes {
+		if !pv.lead && !pv.snap.Exited {
+			n++
+		}
+	}
+	return n
+}

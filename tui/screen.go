@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// geometry is where each part of the screen goes, rebuilt by relayout.
+type geometry struct {
+	header   int  // row of the header; -1 when the terminal is too short
+	status   int  // row of the status line; -1 when too short
+	area     rect // the pane area
+	timeline rect // empty when hidden
+	tabs     bool // tiny terminal: one pane and a tab strip
+	tabRow   rect
+}
+
+// Screen limits.
+const (
+	// minTimelineHeight is the terminal height below which the timeline is
+	// hidden whatever its toggle says: the panes need the rows more.
+	minTimelineHeight = 16
+	maxTimelineRows   = 10
+	minTimelineRows   = 3
+)
+
+// relayout places the header, the panes, the timeline and the status line
+// for the current size, panes, focus and zoom, and queues a resize for
+// every shown pane whose content size changed. Hidden panes keep their
+// size, as tmux leaves panes alone while another is zoomed.
+func (a *App) relayout() {
+	g := geometry{header: -1, status: -1}
+	w, h := a.width, a.height
+	if w > 0 && h > 0 {
+		top, bottom := 0, h
+		if h >= 2 {
+			g.status, bottom = h-1, h-1
+		}
+		if h >= 4 {
+			g.header, top = 0, 1
+		}
+		full := rect{0, top, w, bottom - top}
+		g.area = full
+		if a.showTimeline && h >= minTimelineHeight {
+			th := min(max(h/6, minTimelineRows), maxTimelineRows)
+			g.timeline = rect{0, bottom - th, w, th}
+			g.area.H -= th
+		}
+		out := a.layoutPanes(g.area)
+		if out.tabs && !g.timeline.empty() {
+			// Too small to tile: the pane gets the timeline's rows too.
+			g.timeline, g.area = rect{}, full
+			out = a.layoutPanes(g.area)
+		}
+		g.tabs, g.tabRow = out.tabs, out.tabRow
+		for i, pv := range a.panes {
+			pv.rect = out.rects[i]
+		}
+	} else {
+		for _, pv := range a.panes {
+			pv.rect = rect{}
+		}
+	}
+	a.geo = g
+	for _, pv := range a.panes {
+		in := pv.rect.inner()
+		if in.W <= 0 || in.H <= 0 || (in.W == pv.sizedCols && in.H == pv.sizedRows) {
+			continue
+		}
+		pv.sizedCols, pv.sizedRows = in.W, in.H
+		a.queue(paneOp{kind: opResize, id: pv.id, cols: in.W, rows: in.H})
+	}
+}
+
+func (a *App) layoutPanes(area rect) layoutOut {
+	return computeLayout(layoutIn{
+		area:  area,
+		n:     len(a.panes),
+		lead:  len(a.panes) > 0 && a.panes[0].lead,
+		focus: a.focus,
+		zoom:  a.zoom,
+	})
+}
+
+// render draws the whole screen, row by row, and places the cursor.
+func (a *App) render() (string, *tea.Cursor) {
+	if a.width <= 0 || a.height <= 0 {
+		return "", nil
+	}
+	rows := make([]string, a.height)
+	g := a.geo
+	if g.header >= 0 {
+		rows[g.header] = a.headerLine()
+	}
+	a.renderPanes(rows)
+	if !g.timeline.empty() {
+		a.renderTimeline(rows, g.timeline)
+	}
+	if g.status >= 0 {
+		rows[g.status] = a.statusLine()
+	}
+	for i, r := range rows {
+		if r == "" {
+			rows[i] = blank(a.width)
+		}
+	}
+	if a.showHelp {
+		overlay(rows, a.width, a.helpBox())
+	}
+	return strings.Join(rows, "\n"), a.paneCursor()
+}
+
+// renderPanes draws the pane area: each row is the panes crossing it, left
+// to right, with a separator column between neighbours.
+func (a *App) renderPanes(rows []string) {
+	g := a.geo
+	if g.area.empty() {
+		return
+	}
+	if len(a.panes) == 0 {
+		msg := a.st.Empty.Render("no panes yet — the lead's and workers' panes appear here")
+		rows[g.area.Y+g.area.H/2] = center(msg, g.area.W)
+		return
+	}
+	if g.tabs {
+		rows[g.tabRow.Y] = a.tabStrip(g.tabRow.W)
+	}
+	shown := make([]*paneView, 0, len(a.panes))
+	for _, pv := range a.panes {
+		if !pv.rect.empty() {
+			a.fitPane(pv)
+			shown = append(shown, pv)
+		}
+	}
+	sep := a.st.Separator.Render("│")
+	var b strings.Builder
+	for y := g.area.Y; y < g.area.Y+g.area.H; y++ {
+		if g.tabs && y == g.tabRow.Y {
+			continue
+		}
+		b.Reset()
+		x := g.area.X
+		// shown is in layout order, which for every row is left to right.
+		for _, pv := range shown {
+			r := pv.rect
+			if y < r.Y || y >= r.Y+r.H {
+				continue
+			}
+			for ; x < r.X; x++ {
+				b.WriteString(sep)
+			}
+			if y == r.Y {
+				b.WriteString(a.titleBar(pv))
+			} else {
+				b.WriteString(a.paneRow(pv, y-r.Y-1))
+			}
+			x = r.X + r.W
+		}
+		for ; x < g.area.X+g.area.W; x++ {
+			b.WriteByte(' ')
+		}
+		rows[y] = b.String()
+	}
+}
+
+// paneCursor is the focused pane's cursor while the human types into it.
+func (a *App) paneCursor() *tea.Cursor {
+	pv := a.focused()
+	if a.mode != modeInput || pv == nil || pv.rect.empty() || !pv.hasSnap || a.showHelp {
+		return nil
+	}
+	c := pv.snap.Cursor
+	in := pv.rect.inner()
+	if !c.Visible || c.X < 0 || c.Y < 0 || c.X >= in.W || c.Y >= in.H {
+		return nil
+	}
+	return tea.NewCursor(in.X+c.X, in.Y+c.Y)
+}
+
+// blank is n spaces.
+func blank(n int) string { return strings.Repeat(" ", max(n, 0)) }
+
+// fit makes s exactly w cells wide: cut (closing any open style) or padded
+// with spaces.
+func fit(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw == w:
+		return s
+	case sw < w:
+		return s + blank(w-sw)
+	}
+	t := ansi.Truncate(s, w, "")
+	if strings.IndexByte(t, '\x1b') >= 0 {
+		t += "\x1b[m"
+	}
+	// A wide character at the cut leaves one cell short.
+	return t + blank(w-ansi.StringWidth(t))
+}
+
+// center places s in the middle of w cells.
+func center(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw >= w {
+		return fit(s, w)
+	}
+	left := (w - sw) / 2
+	return blank(left) + s + blank(w-sw-left)
+}
+
+// overlay draws box (rows of equal width) centred over rows, keeping what
+// lies left and right of it.
+func overlay(rows []string, width int, box []string) {
+	if len(box) == 0 {
+		return
+	}
+	bw := ansi.StringWidth(box[0])
+	if bw > width || len(box) > len(rows) {
+		for i := range box {
+			box[i] = fit(box[i], width)
+		}
+		bw = width
+	}
+	x := (width - bw) / 2
+	y := max((len(rows)-len(box))/2, 0)
+	for i, line := range box {
+		if y+i >= len(rows) {
+			break
+		}
+		base := rows[y+i]
+		left := ansi.Truncate(base, x, "")
+		right := ansi.TruncateLeft(base, x+bw, "")
+		rows[y+i] = left + "\x1b[m" + line + "\x1b[m" + right
+	}
+}

@@ -1,0 +1,120 @@
+package tui
+
+import (
+	"strconv"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// scrollState is scroll mode on one pane. back counts the lines the view is
+// above the live bottom; 0 shows the live screen. The lines come from
+// cmdFetchScroll, as reading scrollback takes the pane's lock.
+type scrollState struct {
+	id    string
+	back  int
+	wheel bool // entered by the wheel: scrolling back to the bottom leaves
+
+	// The last fetched view; it stays shown until the next fetch arrives,
+	// so scrolling never flashes the live screen.
+	valid   bool
+	fetched int
+	lines   []string
+}
+
+// scrollLinesMsg carries the rows of a scrolled view.
+type scrollLinesMsg struct {
+	id    string
+	back  int
+	lines []string
+}
+
+// enterScroll starts scroll mode on the focused pane, back lines up.
+func (a *App) enterScroll(back int, wheel bool) {
+	pv := a.focused()
+	if pv == nil {
+		return
+	}
+	a.mode = modeScroll
+	a.afterPrefix = false
+	a.scroll = scrollState{id: pv.id, wheel: wheel}
+	a.scrollBy(back)
+}
+
+// scrollBy moves the view up (n > 0) or down, within the history.
+func (a *App) scrollBy(n int) {
+	pv := a.byID[a.scroll.id]
+	if pv == nil {
+		return
+	}
+	a.scroll.back = min(max(a.scroll.back+n, 0), pv.snap.ScrollbackLen)
+}
+
+// leaveScroll ends scroll mode.
+func (a *App) leaveScroll() {
+	a.mode = modeNav
+	a.scroll = scrollState{}
+}
+
+// followScroll keeps a scrolled view on the same lines while new output
+// pushes lines into the history, as tmux's copy mode does; at the bottom
+// the view follows the live screen.
+func (a *App) followScroll(pv *paneView, prevSB int) {
+	if a.scroll.back > 0 {
+		if d := pv.snap.ScrollbackLen - prevSB; d > 0 {
+			a.scroll.back += d
+		}
+	}
+	a.scroll.back = min(a.scroll.back, pv.snap.ScrollbackLen)
+}
+
+// scrollTag is the title bar's scroll position: lines above the bottom,
+// and the history length.
+func (a *App) scrollTag(pv *paneView) string {
+	return "scroll -" + strconv.Itoa(a.scroll.back) + "/" + strconv.Itoa(pv.snap.ScrollbackLen)
+}
+
+// pageSize is the content height of the scrolled pane.
+func (a *App) pageSize() int {
+	if pv := a.byID[a.scroll.id]; pv != nil {
+		return max(pv.rect.inner().H, 1)
+	}
+	return 1
+}
+
+// cmdFetchScroll reads the rows of the scrolled view: history lines from
+// the pane's scrollback, then the live screen from a snapshot.
+func (a *App) cmdFetchScroll() tea.Cmd {
+	pv := a.byID[a.scroll.id]
+	if a.mode != modeScroll || pv == nil || a.mgr == nil {
+		return nil
+	}
+	id, back, h, mgr := pv.id, a.scroll.back, pv.rect.inner().H, a.mgr
+	return func() tea.Msg {
+		p, ok := mgr.Get(id)
+		if !ok {
+			return nil
+		}
+		snap := p.Snapshot()
+		sb := snap.ScrollbackLen
+		end := sb + len(snap.Lines) - min(back, sb)
+		start := max(end-h, 0)
+		lines := make([]string, 0, end-start)
+		if start < sb {
+			lines = append(lines, p.Scrollback(start, min(end, sb)-start, true)...)
+		}
+		for i := max(start, sb); i < end; i++ {
+			lines = append(lines, snap.Lines[i-sb])
+		}
+		return scrollLinesMsg{id: id, back: back, lines: lines}
+	}
+}
+
+// onScrollLines keeps fetched rows if they are still the ones wanted.
+func (a *App) onScrollLines(m scrollLinesMsg) {
+	if a.mode != modeScroll || m.id != a.scroll.id {
+		return
+	}
+	a.scroll.lines = m.lines
+	a.scroll.fetched = m.back
+	a.scroll.valid = true
+}

@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// headerLine is the top row: the run's title and backend on the left, the
+// next-phase pointer on the right.
+func (a *App) headerLine() string {
+	w := a.width
+	if !a.haveRun {
+		return fit(a.st.HeaderTitle.Render(" cockpit")+a.st.Hint.Render(" · waiting for the run"), w)
+	}
+	v := a.run
+	title := v.Title
+	if title == "" {
+		title = "cockpit"
+	}
+	left := " " + a.st.HeaderTitle.Render(title)
+	if v.Backend != "" {
+		left += a.st.Hint.Render(" · " + v.Backend)
+	}
+	if v.Err != "" {
+		left += " " + a.st.HeaderErr.Render("⚠ "+v.Err)
+	}
+	right := ""
+	if v.Next != nil {
+		right = a.st.HeaderNext.Render(nextText(v.Next)) + " "
+	}
+	return spread(left, right, w)
+}
+
+// nextText is the next-phase pointer as the header shows it. The status is
+// what says whether the phase can start (CONTRACTS: read status, never infer
+// from a non-empty phase); a pointer without a phase shows a dash.
+func nextText(n *state.NextPhase) string {
+	phase := n.Phase
+	if phase == "" {
+		phase = "—"
+	}
+	s := "next: " + phase + " (" + n.Status + ")"
+	if n.Rationale != "" {
+		s += " " + n.Rationale
+	}
+	return s
+}
+
+// statusLine is the bottom row: the mode, the batch counts, waiting gates,
+// the last notice, and on the right the keys that matter now. A pending
+// confirmation takes the whole line. When space is short the key hint goes
+// first, then the notice is cut; the counts and gates stay.
+func (a *App) statusLine() string {
+	w := a.width
+	if a.confirm != nil {
+		return fit(" "+a.st.Prompt.Render(a.confirm.text), w)
+	}
+	badge := a.mode.String()
+	if a.zoom {
+		badge += " ZOOM"
+	}
+	left := a.st.ModeBadge.Render(" "+badge+" ") + " "
+	sep := a.st.Hint.Render(" · ")
+	if a.haveRun {
+		v := a.run
+		left += "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+		if v.BatchKind != "" {
+			left += sep + v.BatchKind
+		}
+		if n := len(v.Gates); n > 0 {
+			// The gate dialog (a later task) opens from here.
+			left += sep + a.st.Prompt.Render(gateText(n))
+		}
+	}
+	right := a.st.Hint.Render(a.hint()) + " "
+	notice := ""
+	if a.notice != "" {
+		notice = a.st.Notice.Render(a.notice)
+		if a.haveRun {
+			notice = sep + notice
+		}
+	}
+	lw, nw, rw := ansi.StringWidth(left), ansi.StringWidth(notice), ansi.StringWidth(right)
+	if lw+nw+rw > w {
+		right, rw = "", 0
+	}
+	if lw+nw > w {
+		notice = ansi.Truncate(notice, max(w-lw, 0), "…")
+	}
+	return spread(left+notice, right, w)
+}
+
+func gateText(n int) string {
+	if n == 1 {
+		return "1 gate waiting"
+	}
+	return strconv.Itoa(n) + " gates waiting"
+}
+
+// hint names the keys of the current mode.
+func (a *App) hint() string {
+	prefix := a.keys.Prefix.Help().Key
+	switch a.mode {
+	case modeInput:
+		return prefix + ": back to navigation"
+	case modeScroll:
+		return "q: leave · g/G: top/bottom"
+	}
+	return "enter: type · ?: help · q: quit"
+}
+
+// tabStrip lists the panes when only the focused one fits: number,
+// glyph and label, the focused one highlighted. When they do not all fit,
+// the strip shows a window around the focused tab and counts the panes
+// left out on each side.
+func (a *App) tabStrip(w int) string {
+	strip, _ := a.tabLayout(w)
+	return strip
+}
+
+// tabSpan is where pane i's tab lies in the strip, [x0, x1).
+type tabSpan struct{ i, x0, x1 int }
+
+// tabLayout draws the tab strip and says where each shown tab is, so a
+// click can find its pane.
+func (a *App) tabLayout(w int) (string, []tabSpan) {
+	if len(a.panes) == 0 {
+		return blank(w), nil
+	}
+	maxLabel := max(w/4, 8)
+	tabs := make([]string, len(a.panes))
+	widths := make([]int, len(a.panes))
+	for i, pv := range a.panes {
+		g := a.glyph(pv)
+		text := " " + strconv.Itoa(i+1) + ":" + ansi.Truncate(pv.label(), maxLabel, "…") + " "
+		style := a.st.Tab
+		if i == a.focus {
+			style = a.st.TabFocused
+		}
+		tabs[i] = g.styled + style.Render(text)
+		widths[i] = ansi.StringWidth(g.plain) + ansi.StringWidth(text)
+	}
+	const marker = 4 // room for "‹12 " or " +12"
+	focus := min(max(a.focus, 0), len(tabs)-1)
+	start, end := focus, focus+1
+	used := widths[focus]
+	for {
+		grown := false
+		if end < len(tabs) && used+widths[end]+marker*2 <= w {
+			used += widths[end]
+			end++
+			grown = true
+		}
+		if start > 0 && used+widths[start-1]+marker*2 <= w {
+			start--
+			used += widths[start]
+			grown = true
+		}
+		if !grown {
+			break
+		}
+	}
+	var b strings.Builder
+	x := 0
+	if start > 0 {
+		m := "‹" + strconv.Itoa(start) + " "
+		b.WriteString(a.st.Tab.Render(m))
+		x += ansi.StringWidth(m)
+	}
+	spans := make([]tabSpan, 0, end-start)
+	for i := start; i < end; i++ {
+		b.WriteString(tabs[i])
+		spans = append(spans, tabSpan{i, x, x + widths[i]})
+		x += widths[i]
+	}
+	if end < len(tabs) {
+		b.WriteString(a.st.Tab.Render(" +" + strconv.Itoa(len(tabs)-end)))
+	}
+	return fit(b.String(), w), spans
+}
+
+// spread puts left and right on one line of w cells. When both do not
+// fit, right is cut first (down to a third of the line), then left.
+func spread(left, right string, w int) string {
+	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	if lw+rw+1 > w {
+		if keep := max(w-lw-1, w/3); rw > keep {
+			right = ansi.Truncate(right, keep, "…")
+			rw = ansi.StringWidth(right)
+		}
+		if lw+rw+1 > w {
+			left = ansi.Truncate(left, max(w-rw-1, 0), "…")
+			lw = ansi.StringWidth(left)
+		}
+	}
+	return left + blank(w-lw-rw) + right
+}

@@ -1,0 +1,38 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+)
+
+// renderTimeline draws the checkpoint timeline into r: a rule naming it,
+// then the newest PROGRESS lines that fit, oldest at the top and newest
+// last, as the ledger reads.
+func (a *App) renderTimeline(rows []string, r rect) {
+	entries := a.run.Timeline
+	title := "─ timeline"
+	if n := len(entries); n > 0 {
+		title += " (" + strconv.Itoa(n) + ")"
+	}
+	title += " "
+	rows[r.Y] = a.st.TimelineTitle.Render(title + strings.Repeat("─", max(r.W-len([]rune(title)), 0)))
+	lines := r.H - 1
+	if lines <= 0 {
+		return
+	}
+	if len(entries) == 0 {
+		rows[r.Y+1] = fit(a.st.Hint.Render(" no checkpoints yet"), r.W)
+		return
+	}
+	start := max(len(entries)-lines, 0)
+	for i, e := range entries[start:] {
+		// The ledger's lines all start with "PROGRESS: "; the panel's title
+		// already says what they are.
+		line := strings.TrimPrefix(e.Line, "PROGRESS: ")
+		ts := "        "
+		if !e.At.IsZero() {
+			ts = e.At.Format("15:04:05")
+		}
+		rows[r.Y+1+i] = fit(" "+a.st.TimelineTime.Render(ts)+" "+a.st.TimelineLine.Render(line), r.W)
+	}
+}
