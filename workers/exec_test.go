@@ -356,6 +356,34 @@ func TestExecSignals(t *testing.T) {
 	}
 }
 
+// TestExecSecondSignal: a second signal during the grace (a closing pane
+// escalating SIGHUP → SIGTERM) kills the CLI at once, long before the grace
+// would, so the terminal sidecar is written before the pane's SIGKILL.
+func TestExecSecondSignal(t *testing.T) {
+	t.Parallel()
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ignore-term")
+	prompt := abs(root, fixture.CodexPrompt)
+	env := append(wrapperEnv(t), EnvKillGrace+"=30s")
+	w := startWrapper(t, env, codexArgs(root)...)
+	started := waitChild(t, prompt)
+	waitLog(t, prompt, "still here")
+	sent := time.Now()
+	_ = w.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, prompt, "ignoring hangup")
+	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	if code := w.wait(t, 15*time.Second); code != 129 {
+		t.Fatalf("exit %d, want 129", code)
+	}
+	if el := time.Since(sent); el > 10*time.Second {
+		t.Errorf("took %v: the second signal did not force the end", el)
+	}
+	terminal(t, prompt, StatusError, 129, "wrapper got SIGHUP (the pane was closed)", "the CLI ignored SIGHUP and was killed with SIGKILL on a second signal (SIGTERM)")
+	if !groupGone(started.ChildPID) {
+		t.Error("the CLI's group outlived the wrapper")
+	}
+}
+
 // TestExecChildKilled: the CLI killed from outside ends as error with the
 // signal named.
 func TestExecChildKilled(t *testing.T) {

@@ -192,7 +192,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		}
 	}
 	stop, stopSig, escalated := stopNone, syscall.Signal(0), false
-	sent := syscall.SIGTERM
+	sent, insisted := syscall.SIGTERM, syscall.Signal(0)
 loop:
 	for {
 		select {
@@ -213,6 +213,15 @@ loop:
 				stop, stopSig, sent = stopSignal, s, s
 			}
 			signalGroup(child, s)
+			if killC != nil {
+				// A second signal during the grace (a pane escalating
+				// SIGHUP → SIGTERM → SIGKILL, a second Ctrl-C) forces the
+				// end at once, so the terminal status is written before
+				// the wrapper itself is killed.
+				killC, insisted = nil, s
+				escalated = true
+				signalGroup(child, syscall.SIGKILL)
+			}
 			armKill()
 		case <-killC:
 			killC = nil
@@ -246,6 +255,8 @@ loop:
 	}
 	ended := "the CLI exited with status " + strconv.Itoa(cliCode)
 	switch {
+	case escalated && cliSig == syscall.SIGKILL && insisted != 0:
+		ended = fmt.Sprintf("the CLI ignored %s and was killed with SIGKILL on a second signal (%s)", signalName(sent), signalName(insisted))
 	case escalated && cliSig == syscall.SIGKILL:
 		ended = fmt.Sprintf("the CLI ignored %s and was killed with SIGKILL after %s", signalName(sent), p.grace)
 	case cliSig != 0:
