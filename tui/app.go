@@ -184,7 +184,7 @@ func (a *App) Stop() { a.cancel() }
 // Manager already holds.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{a.cmdSyncPanes()}
-	if !a.manual {
+	if !a.manual && a.mgr != nil {
 		a.framing = true
 		cmds = append(cmds, a.cmdWaitFrame())
 	}

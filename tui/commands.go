@@ -43,6 +43,9 @@ type tickMsg struct{}
 // taken here, off the event loop, because a pane's lock may be held by its
 // reader while the emulator digests a large chunk.
 func (a *App) cmdWaitFrame() tea.Cmd {
+	if a.mgr == nil {
+		return nil
+	}
 	mgr, ctx, frame := a.mgr, a.ctx, a.frame
 	return func() tea.Msg {
 		ids, err := mgr.WaitDirty(ctx, frame)
@@ -56,6 +59,9 @@ func (a *App) cmdWaitFrame() tea.Cmd {
 // cmdSyncPanes snapshots every pane the Manager holds, so panes opened
 // before the program started are drawn at once.
 func (a *App) cmdSyncPanes() tea.Cmd {
+	if a.mgr == nil {
+		return nil
+	}
 	mgr := a.mgr
 	return func() tea.Msg {
 		var ids []string
@@ -158,6 +164,9 @@ func (a *App) cmdClosePane(id string) tea.Cmd {
 		if closePane != nil {
 			closePane(id)
 			return nil
+		}
+		if mgr == nil {
+			return closeFailedMsg{err: fmt.Errorf("close %s: no pane manager", id)}
 		}
 		if err := mgr.Close(id); err != nil && !errors.Is(err, panes.ErrNoPane) {
 			return closeFailedMsg{err: err}

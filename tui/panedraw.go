@@ -153,7 +153,7 @@ func (a *App) glyph(pv *paneView) styledGlyph {
 // exitText says how a pane's program ended.
 func exitText(pv *paneView) string {
 	if pv.snap.Status.Signaled() {
-		return "killed: " + pv.snap.Status.Signal.String()
+		return "signal: " + pv.snap.Status.Signal.String()
 	}
 	return "exit " + strconv.Itoa(pv.snap.Status.Code)
 }

@@ -95,7 +95,8 @@ func (pv *paneView) state() paneState {
 // elapsed is how long the pane's dispatch ran: to its settle time, or to
 // now while it runs. ok is false without a dispatch time.
 func (pv *paneView) elapsed(now time.Time) (time.Duration, bool) {
-	if !pv.hasDisp || pv.dispatched.IsZero() {
+	if !pv.hasDisp || pv.dispatched.IsZero() || pv.status == "not-run" {
+		// A dispatch that never ran has no time worth showing.
 		return 0, false
 	}
 	end := now

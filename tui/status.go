@@ -67,14 +67,21 @@ func (a *App) statusLine() string {
 	sep := a.st.Hint.Render(" · ")
 	if a.haveRun {
 		v := a.run
-		left += "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
-		if v.BatchKind != "" {
-			left += sep + v.BatchKind
-		}
+		counts := "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+		gates := ""
 		if n := len(v.Gates); n > 0 {
 			// The gate dialog (a later task) opens from here.
-			left += sep + a.st.Prompt.Render(gateText(n))
+			gates = sep + a.st.Prompt.Render(gateText(n))
 		}
+		kind := ""
+		if v.BatchKind != "" {
+			kind = sep + v.BatchKind
+		}
+		if ansi.StringWidth(left+counts+kind+gates) > w {
+			// The counts and the gates matter more than the batch kind.
+			kind = ""
+		}
+		left += counts + kind + gates
 	}
 	right := a.st.Hint.Render(a.hint()) + " "
 	notice := ""

@@ -1,7 +1,7 @@
 // Command paneprog is the deterministic program the tui tests run in panes.
 //
 //	paneprog static MARKER [color]  draw a screen for the current size, again on every resize
-//	paneprog history N              after the first resize, print N numbered lines
+//	paneprog history N [MS]         after the first resize (and MS more ms), print N numbered lines
 //	paneprog keys FILE [mouse]      raw mode; append every input byte to FILE and show them
 //	paneprog gen RATE FILE          coloured log lines at RATE bytes/s; bytes written go to FILE
 //	paneprog notify TEXT            ring the bell and send an OSC 9 notification
@@ -47,11 +47,19 @@ func main() {
 		}
 	case "history":
 		n, _ := strconv.Atoi(args[0])
-		select {
-		case <-winch:
-		case <-time.After(3 * time.Second):
-		case <-stop:
-			return
+		// The tests open panes at 10x5 and the screen resizes them; a
+		// resize that came before signal.Notify shows in the size.
+		if c, r := size(); c == 10 && r == 5 {
+			select {
+			case <-winch:
+			case <-time.After(3 * time.Second):
+			case <-stop:
+				return
+			}
+		}
+		if len(args) > 1 {
+			ms, _ := strconv.Atoi(args[1])
+			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
 		var b strings.Builder
 		for i := 1; i <= n; i++ {

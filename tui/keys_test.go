@@ -1,0 +1,493 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/panes"
+	cockpit "github.com/okstra/cockpit/runtime"
+)
+
+// dryApp is an App with announced panes but no Manager: Update decides,
+// nothing runs, and the queued ops show what would reach the panes.
+func dryApp(t *testing.T, w, h, workers int) *App {
+	t.Helper()
+	a := New(Config{Now: func() time.Time { return testNow }})
+	a.manual = true
+	send(a, tea.WindowSizeMsg{Width: w, Height: h})
+	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	for i := range workers {
+		id := "pane-" + string(rune('2'+i))
+		send(a, cockpit.PaneOpened{PaneID: id, Title: "worker-" + id})
+	}
+	a.ops = nil
+	return a
+}
+
+// send feeds one message to a, dropping the commands.
+func send(a *App, msg tea.Msg) { a.Update(msg) }
+
+func keys(a *App, names ...string) {
+	for _, n := range names {
+		send(a, keyPress(n))
+	}
+}
+
+func focusedID(a *App) string {
+	if pv := a.focused(); pv != nil {
+		return pv.id
+	}
+	return ""
+}
+
+func TestFocusMoves(t *testing.T) {
+	// Lead on the left, four workers in a 2×2 grid on the right.
+	a := dryApp(t, 160, 48, 4)
+	if got := focusedID(a); got != "pane-1" {
+		t.Fatalf("first focus = %s, want the lead", got)
+	}
+	steps := []struct{ key, want string }{
+		{"l", "pane-2"}, // right of the lead: the top-left worker
+		{"right", "pane-3"},
+		{"j", "pane-5"},
+		{"left", "pane-4"},
+		{"k", "pane-2"},
+		{"h", "pane-1"},
+		{"h", "pane-1"}, // nothing further left
+		{"tab", "pane-2"},
+		{"shift+tab", "pane-1"},
+		{"shift+tab", "pane-5"}, // wraps
+		{"3", "pane-3"},
+		{"9", "pane-3"}, // no ninth pane
+	}
+	for _, s := range steps {
+		keys(a, s.key)
+		if got := focusedID(a); got != s.want {
+			t.Fatalf("after %q focus = %s, want %s", s.key, got, s.want)
+		}
+	}
+}
+
+func TestZoomToggles(t *testing.T) {
+	a := dryApp(t, 120, 40, 3)
+	keys(a, "l")
+	focus := a.focused()
+	tiled := focus.rect
+	keys(a, "z")
+	if !a.zoom || focus.rect != a.geo.area {
+		t.Fatalf("zoomed rect = %+v, want the whole area %+v", focus.rect, a.geo.area)
+	}
+	for _, pv := range a.panes {
+		if pv != focus && !pv.rect.empty() {
+			t.Fatalf("pane %s shown while %s is zoomed", pv.id, focus.id)
+		}
+	}
+	// Only the zoomed pane is resized; hidden ones keep their size.
+	if len(a.ops) != 1 || a.ops[0].kind != opResize || a.ops[0].id != focus.id || a.ops[0].cols != a.geo.area.W || a.ops[0].rows != a.geo.area.H-1 {
+		t.Fatalf("ops after zoom = %+v", a.ops)
+	}
+	// Navigation walks the panes one at a time while zoomed.
+	keys(a, "l")
+	if !a.zoom || focusedID(a) == focus.id || a.focused().rect != a.geo.area {
+		t.Fatalf("moving while zoomed: zoom=%v focus=%s", a.zoom, focusedID(a))
+	}
+	keys(a, "h", "z")
+	if a.zoom || focus.rect != tiled {
+		t.Fatalf("unzoomed rect = %+v, want %+v", focus.rect, tiled)
+	}
+}
+
+func TestModesAndPrefix(t *testing.T) {
+	a := dryApp(t, 100, 30, 1)
+	keys(a, "l", "enter")
+	if a.mode != modeInput {
+		t.Fatalf("mode after enter = %v", a.mode)
+	}
+	a.ops = nil
+	keys(a, "q", "z", "ctrl+c", "up", "enter")
+	want := []panes.Key{{Code: 'q'}, {Code: 'z'}, {Code: 'c', Mod: panes.ModCtrl}, {Code: panes.KeyUp}, {Code: panes.KeyEnter}}
+	if got := opKeys(a.ops, "pane-2"); !slices.Equal(got, want) {
+		t.Fatalf("keys sent = %+v, want %+v", got, want)
+	}
+	if a.confirm != nil || a.zoom {
+		t.Fatal("keys typed into a pane acted on the screen")
+	}
+	a.ops = nil
+	keys(a, "ctrl+b")
+	if a.mode != modeNav || len(opKeys(a.ops, "pane-2")) != 0 {
+		t.Fatalf("prefix: mode %v, sent %+v", a.mode, a.ops)
+	}
+	keys(a, "ctrl+b")
+	if a.mode != modeInput {
+		t.Fatalf("prefix twice: mode %v, want input", a.mode)
+	}
+	if got := opKeys(a.ops, "pane-2"); !slices.Equal(got, []panes.Key{{Code: 'b', Mod: panes.ModCtrl}}) {
+		t.Fatalf("prefix twice sent %+v, want ctrl+b", got)
+	}
+	// Prefix then a navigation key acts on the screen, as in tmux.
+	keys(a, "ctrl+b", "z")
+	if a.mode != modeNav || !a.zoom {
+		t.Fatalf("prefix z: mode %v zoom %v", a.mode, a.zoom)
+	}
+	keys(a, "z", "i")
+	if a.mode != modeInput {
+		t.Fatalf("i: mode %v", a.mode)
+	}
+	// Leaving and entering tells a program that asked (mode 1004).
+	if !slices.ContainsFunc(a.ops, func(op paneOp) bool { return op.kind == opFocus && op.in }) {
+		t.Fatal("no focus-in op on entering the pane")
+	}
+}
+
+func TestConfiguredPrefix(t *testing.T) {
+	a := New(Config{Prefix: "ctrl+a"})
+	a.manual = true
+	send(a, tea.WindowSizeMsg{Width: 80, Height: 24})
+	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	keys(a, "enter", "ctrl+b")
+	if a.mode != modeInput {
+		t.Fatal("ctrl+b left the pane with ctrl+a as prefix")
+	}
+	keys(a, "ctrl+a")
+	if a.mode != modeNav {
+		t.Fatal("ctrl+a did not leave the pane")
+	}
+	if !strings.Contains(ansi.Strip(a.helpBoxText()), "ctrl+a") {
+		t.Fatal("help does not name the configured prefix")
+	}
+}
+
+func (a *App) helpBoxText() string { return strings.Join(a.helpBox(), "\n") }
+
+func opKeys(ops []paneOp, id string) []panes.Key {
+	var out []panes.Key
+	for _, op := range ops {
+		if op.kind == opKey && op.id == id {
+			out = append(out, op.key)
+		}
+	}
+	return out
+}
+
+func TestHelpOverlay(t *testing.T) {
+	a := dryApp(t, 100, 30, 1)
+	keys(a, "?")
+	if !a.showHelp || !strings.Contains(ansi.Strip(a.View().Content), "cockpit keys") {
+		t.Fatal("? did not show the help")
+	}
+	keys(a, "q")
+	if a.showHelp || a.confirm != nil {
+		t.Fatalf("the key closing help also acted: help=%v confirm=%v", a.showHelp, a.confirm)
+	}
+}
+
+func TestScrollKeys(t *testing.T) {
+	a := dryApp(t, 100, 30, 1)
+	pv := a.focused()
+	pv.snap.ScrollbackLen = 500
+	page := pv.rect.inner().H
+	keys(a, "[")
+	if a.mode != modeScroll || a.scroll.back != 0 {
+		t.Fatalf("[: mode %v back %d", a.mode, a.scroll.back)
+	}
+	steps := []struct {
+		key  string
+		back int
+	}{
+		{"k", 1}, {"up", 2}, {"j", 1}, {"pgup", 1 + page}, {"pgdown", 1}, {"ctrl+u", 1 + page/2},
+		{"ctrl+d", 1}, {"g", 500}, {"k", 500}, {"G", 0}, {"j", 0},
+	}
+	for _, s := range steps {
+		keys(a, s.key)
+		if a.scroll.back != s.back {
+			t.Fatalf("after %q back = %d, want %d", s.key, a.scroll.back, s.back)
+		}
+	}
+	keys(a, "q")
+	if a.mode != modeNav {
+		t.Fatalf("q in scroll mode: mode %v", a.mode)
+	}
+	keys(a, "pgup")
+	if a.mode != modeScroll || a.scroll.back != page {
+		t.Fatalf("pgup: mode %v back %d, want a page", a.mode, a.scroll.back)
+	}
+	keys(a, "esc")
+	if a.mode != modeNav {
+		t.Fatal("esc did not leave scroll mode")
+	}
+	// New output while scrolled keeps the view on the same lines.
+	keys(a, "[", "k", "k")
+	send(a, framesMsg{snaps: []paneSnap{{id: pv.id, snap: panes.Snapshot{ScrollbackLen: 510}}}})
+	if a.scroll.back != 12 {
+		t.Fatalf("back after 10 new lines = %d, want 12", a.scroll.back)
+	}
+}
+
+func TestTimelineToggle(t *testing.T) {
+	a := dryApp(t, 100, 30, 1)
+	h := a.geo.area.H
+	if a.geo.timeline.empty() {
+		t.Fatal("timeline hidden at start")
+	}
+	keys(a, "t")
+	if !a.geo.timeline.empty() || a.geo.area.H <= h {
+		t.Fatalf("t: timeline %+v, area %d rows (was %d)", a.geo.timeline, a.geo.area.H, h)
+	}
+	keys(a, "t")
+	if a.geo.timeline.empty() {
+		t.Fatal("t twice: timeline hidden")
+	}
+}
+
+func TestAttentionClearsOnFocus(t *testing.T) {
+	a := dryApp(t, 100, 30, 2)
+	send(a, cockpit.Notice{Text: "stuck?", PaneID: "pane-3"})
+	if !a.byID["pane-3"].attention || !strings.Contains(a.notice, "stuck?") {
+		t.Fatal("a notice about a pane did not flag it")
+	}
+	keys(a, "3")
+	if a.byID["pane-3"].attention {
+		t.Fatal("focusing the pane did not clear its flag")
+	}
+}
+
+func TestPaneClosedGivesSpaceBack(t *testing.T) {
+	a := dryApp(t, 120, 40, 2)
+	keys(a, "l", "enter")
+	send(a, cockpit.PaneClosed{PaneID: "pane-2", Reason: "reclaimed"})
+	send(a, cockpit.PaneClosed{PaneID: "pane-3", Reason: "reclaimed"})
+	lead := a.byID["pane-1"]
+	if len(a.panes) != 1 || lead.rect != a.geo.area || focusedID(a) != "pane-1" || a.mode != modeNav {
+		t.Fatalf("after reclaim: %d panes, lead %+v (area %+v), focus %s, mode %v", len(a.panes), lead.rect, a.geo.area, focusedID(a), a.mode)
+	}
+	last := a.ops[len(a.ops)-1]
+	if last.kind != opResize || last.id != "pane-1" || last.cols != 120 {
+		t.Fatalf("lead not resized to the full width: %+v", last)
+	}
+	// A frame for a closed pane arriving late does not bring it back.
+	send(a, framesMsg{snaps: []paneSnap{{id: "pane-2"}}})
+	if len(a.panes) != 1 {
+		t.Fatal("a late frame re-added a closed pane")
+	}
+	if !strings.Contains(a.notice, "reclaimed") {
+		t.Fatalf("notice = %q", a.notice)
+	}
+}
+
+func TestCloseConfirmation(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.open("lead", true, "static", "LEAD")
+	w := hs.open("codex-analyser-1", false, "static", "W1")
+	hs.key("x")
+	if hs.app.confirm != nil || !strings.Contains(hs.app.notice, "lead") {
+		t.Fatal("x on the lead asked to close it")
+	}
+	hs.key("l", "x")
+	if hs.app.confirm == nil || !strings.Contains(hs.plain(), "close codex-analyser-1 (pane-2)?") {
+		t.Fatalf("x did not ask:\n%s", hs.plain())
+	}
+	hs.key("n")
+	if hs.app.confirm != nil || len(hs.closes) != 0 {
+		t.Fatal("n did not cancel")
+	}
+	hs.key("x", "y")
+	if !slices.Equal(hs.closes, []string{w}) {
+		t.Fatalf("ClosePane calls = %v, want [%s]", hs.closes, w)
+	}
+}
+
+func TestCloseWithoutEngine(t *testing.T) {
+	hs := newHarness(t, 100, 30, func(c *Config) { c.Actions = Actions{} })
+	hs.open("lead", true, "static", "LEAD")
+	w := hs.open("codex-analyser-1", false, "static", "W1")
+	hs.key("l", "x", "y")
+	if _, ok := hs.mgr.Get(w); ok || hs.app.byID[w] != nil {
+		t.Fatal("pane still open after closing it without an engine")
+	}
+}
+
+func TestQuitConfirmation(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.open("lead", true, "static", "LEAD")
+	hs.open("codex-analyser-1", false, "static", "W1")
+	hs.key("q")
+	if hs.app.confirm == nil || hs.quitted {
+		t.Fatal("q with a running worker did not ask")
+	}
+	hs.key("n")
+	if hs.app.confirm != nil || hs.quitted || hs.quits != 0 {
+		t.Fatal("n did not cancel the quit")
+	}
+	hs.key("q", "x")
+	if hs.quitted {
+		t.Fatal("another key confirmed the quit")
+	}
+	hs.key("q", "q")
+	if !hs.quitted || hs.quits != 1 {
+		t.Fatalf("q q: quitted=%v Quit calls=%d", hs.quitted, hs.quits)
+	}
+	if hs.app.ctx.Err() == nil {
+		t.Fatal("quitting did not end the frame loop's context")
+	}
+}
+
+func TestQuitWithoutRunningWorkers(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.open("lead", true, "static", "LEAD")
+	w := hs.open("codex-analyser-1", false, "exit", "0")
+	hs.waitFor("the worker to exit", func() bool { return hs.app.byID[w].snap.Exited })
+	hs.key("y") // not a quit key: nothing happens
+	hs.key("q")
+	if !hs.quitted || hs.quits != 1 {
+		t.Fatalf("q without running workers: quitted=%v Quit calls=%d", hs.quitted, hs.quits)
+	}
+}
+
+// readFile polls path until it holds want, failing after a deadline.
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, _ := os.ReadFile(path)
+		if string(got) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("program received %q, want %q", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestKeysReachProgram(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.open("lead", true, "static", "LEAD")
+	out := filepath.Join(t.TempDir(), "keys")
+	id := hs.open("codex-analyser-1", false, "keys", out)
+	hs.waitFor("the keys program", func() bool {
+		return strings.Contains(strings.Join(hs.app.byID[id].snap.Lines, ""), "keys ready")
+	})
+	hs.key("l", "enter")
+	hs.key("h", "i", "enter", "ctrl+c", "up", "alt+x", "q", "tab", "backspace")
+	hs.key("ctrl+b", "ctrl+b") // the prefix twice: sent
+	hs.send(tea.PasteMsg{Content: "one\ntwo"})
+	hs.key("ctrl+b", "z") // the prefix then z: zoom, nothing sent
+	waitFile(t, out, "hi\r\x03\x1b[A\x1bxq\t\x7f\x02one\rtwo")
+	if !hs.app.zoom {
+		t.Fatal("prefix z did not zoom")
+	}
+	// What the program echoes shows up on the screen.
+	hs.waitFor("the echo", func() bool { return strings.Contains(hs.plain(), `recv "hi\r\x03`) })
+}
+
+func TestMouse(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.open("lead", true, "history", "300")
+	out := filepath.Join(t.TempDir(), "mouse")
+	id := hs.open("codex-analyser-1", false, "keys", out, "mouse")
+	hs.waitFor("mouse mode", func() bool { return hs.app.byID[id].snap.Modes.Mouse != 0 })
+	lead, worker := hs.app.byID["pane-1"], hs.app.byID[id]
+	hs.waitFor("the lead's history", func() bool { return lead.snap.ScrollbackLen > 100 })
+
+	// Navigation: a click focuses and is not sent.
+	in := worker.rect.inner()
+	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
+	if focusedID(hs.app) != id {
+		t.Fatal("click did not focus the pane")
+	}
+	// Typing into it: clicks and the wheel go to the program, in its cells.
+	hs.key("enter")
+	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
+	hs.send(tea.MouseReleaseMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
+	hs.send(tea.MouseWheelMsg{X: in.X, Y: in.Y, Button: tea.MouseWheelUp})
+	// A click on its title bar is the screen's, not the program's.
+	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: worker.rect.Y, Button: tea.MouseLeft})
+	waitFile(t, out, "\x1b[<0;5;3M\x1b[<0;5;3m\x1b[<64;1;1M")
+
+	// The wheel over a program that did not ask scrolls its history, and
+	// scrolling back down leaves scroll mode.
+	lin := lead.rect.inner()
+	hs.send(tea.MouseWheelMsg{X: lin.X + 1, Y: lin.Y + 1, Button: tea.MouseWheelUp})
+	if focusedID(hs.app) != "pane-1" || hs.app.mode != modeScroll || hs.app.scroll.back != wheelLines {
+		t.Fatalf("wheel up: focus %s mode %v back %d", focusedID(hs.app), hs.app.mode, hs.app.scroll.back)
+	}
+	hs.waitFor("the scrolled view", func() bool { return hs.app.scroll.valid })
+	hs.send(tea.MouseWheelMsg{X: lin.X + 1, Y: lin.Y + 1, Button: tea.MouseWheelDown})
+	if hs.app.mode != modeNav {
+		t.Fatalf("wheel back to the bottom: mode %v", hs.app.mode)
+	}
+}
+
+func TestTabClick(t *testing.T) {
+	a := dryApp(t, 30, 8, 2)
+	if !a.geo.tabs {
+		t.Fatal("no tab strip at 30×8")
+	}
+	_, spans := a.tabLayout(a.geo.tabRow.W)
+	last := spans[len(spans)-1]
+	send(a, tea.MouseClickMsg{X: last.x0 + 1, Y: a.geo.tabRow.Y, Button: tea.MouseLeft})
+	if a.focus != last.i {
+		t.Fatalf("clicking tab %d focused %d", last.i, a.focus)
+	}
+}
+
+// TestOnlyDirtyPanesSnapshotted checks the frame rules: a pane that prints
+// nothing is never in a frame, and a flood of output costs few frames.
+func TestOnlyDirtyPanesSnapshotted(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	idle := hs.open("lead", true, "static", "LEAD")
+	// The flood starts a second after the layout settled: opening the
+	// busy pane resizes the idle one, which then redraws once.
+	hs.open("codex-analyser-1", false, "history", "5000", "1000")
+	hs.waitDrawn()
+	frames, idleFrames := 0, 0
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ids, err := hs.mgr.WaitDirty(ctx, DefaultFrame)
+		cancel()
+		if err != nil {
+			break // quiet for 2 s: the flood is over
+		}
+		frames++
+		if slices.Contains(ids, idle) {
+			idleFrames++
+		}
+		hs.send(framesMsg{snaps: takeSnaps(hs.mgr, ids)})
+	}
+	if idleFrames != 0 {
+		t.Fatalf("the idle pane was in %d frames", idleFrames)
+	}
+	if !strings.Contains(hs.plain(), "history line 5000") {
+		t.Fatalf("the flood's end is not on screen:\n%s", hs.plain())
+	}
+	t.Logf("5000 lines (%d bytes) took %d frames", 5000*len("history line 0000\r\n"), frames)
+	if frames > 2000 {
+		t.Fatalf("%d frames for one flood: not coalesced", frames)
+	}
+}
+
+// TestViewCached checks that View does not draw again without an Update.
+func TestViewCached(t *testing.T) {
+	a := dryApp(t, 100, 30, 2)
+	v1 := a.View().Content
+	if !a.viewValid {
+		t.Fatal("view not cached")
+	}
+	a.view = "sentinel"
+	if a.View().Content != "sentinel" {
+		t.Fatal("View drew again without an Update")
+	}
+	keys(a, "l")
+	if v2 := a.View().Content; v2 == "sentinel" || v2 == v1 {
+		t.Fatal("an Update that moved the focus did not redraw")
+	}
+}
