@@ -161,13 +161,13 @@ func (s *sim) run(result string, stderr io.Writer) int {
 		duty = "(none)"
 	}
 	// Header: bold, 256-colour accent, dim details.
-	s.printf("\x1b[1;38;5;39m◆ cockpit sim\x1b[0m \x1b[2mmodel\x1b[0m \x1b[1m%s\x1b[0m \x1b[2mduty\x1b[0m %s \x1b[2minvocation\x1b[0m %s\r\n", s.model, duty, inv)
+	s.printf("\x1b[1;38;5;39m◆ cockpit sim\x1b[0m \x1b[2mmodel\x1b[0m \x1b[1m%s\x1b[0m \x1b[2mduty\x1b[0m %s \x1b[2minvocation\x1b[0m %s\n", s.model, duty, inv)
 	// Wide CJK text, once, in truecolor.
-	s.printf("\x1b[38;2;255;175;95m작업을 시작합니다 — 分析を開始します\x1b[0m \x1b[92m✓\x1b[0m\r\n")
+	s.printf("\x1b[38;2;255;175;95m작업을 시작합니다 — 分析を開始します\x1b[0m \x1b[92m✓\x1b[0m\n")
 
 	switch s.spec.kind {
 	case "hang":
-		s.printf("\x1b[33m⠿\x1b[0m waiting for the model to answer…\r\n")
+		s.printf("\x1b[33m⠿\x1b[0m waiting for the model to answer…\n")
 		for {
 			time.Sleep(time.Hour)
 		}
@@ -183,18 +183,18 @@ func (s *sim) run(result string, stderr io.Writer) int {
 
 	switch s.spec.kind {
 	case "fail":
-		s.printf("\r\x1b[2K\x1b[1;31m✗ error:\x1b[0m simulated failure (model %s)\r\n", s.model)
+		s.printf("\r\x1b[2K\x1b[1;31m✗ error:\x1b[0m simulated failure (model %s)\n", s.model)
 		fmt.Fprintf(stderr, "cockpit worker sim: simulated failure\n")
 		return 1
 	case "noresult":
-		s.printf("\r\x1b[2K\x1b[1;33m✓ finished\x1b[0m \x1b[2m(no result written)\x1b[0m\r\n")
+		s.printf("\r\x1b[2K\x1b[1;33m✓ finished\x1b[0m \x1b[2m(no result written)\x1b[0m\n")
 		return 0
 	}
 	if err := s.writeResult(result); err != nil {
 		fmt.Fprintf(stderr, "cockpit worker sim: write result: %v\n", err)
 		return 1
 	}
-	s.printf("\r\x1b[2K\x1b[1;32m✓ done\x1b[0m wrote \x1b[4m%s\x1b[0m\r\n", result)
+	s.printf("\r\x1b[2K\x1b[1;32m✓ done\x1b[0m wrote \x1b[4m%s\x1b[0m\n", result)
 	return 0
 }
 
@@ -211,7 +211,7 @@ func (s *sim) work(d time.Duration) {
 		}
 		for next < len(simTools) && frac >= float64(next+1)/float64(len(simTools)+1) {
 			t := simTools[next]
-			s.printf("\r\x1b[2K\x1b[32m●\x1b[0m \x1b[1m%s\x1b[0m(\x1b[36m%s\x1b[0m)\r\n  \x1b[2m⎿  %s\x1b[0m\r\n", t.name, t.arg, t.note)
+			s.printf("\r\x1b[2K\x1b[32m●\x1b[0m \x1b[1m%s\x1b[0m(\x1b[36m%s\x1b[0m)\n  \x1b[2m⎿  %s\x1b[0m\n", t.name, t.arg, t.note)
 			next++
 		}
 		s.bar(frac, "thinking")
@@ -228,13 +228,13 @@ func (s *sim) bar(frac float64, label string) {
 	const width = 24
 	filled := int(frac * width)
 	var b strings.Builder
-	for i := range width {
-		if i < filled {
-			fmt.Fprintf(&b, "\x1b[38;5;%dm█", 27+i/4)
-		} else {
-			b.WriteString("\x1b[38;5;238m░")
+	for i := range filled {
+		if i%4 == 0 {
+			fmt.Fprintf(&b, "\x1b[38;5;%dm", 27+i/4)
 		}
+		b.WriteString("█")
 	}
+	b.WriteString("\x1b[38;5;238m" + strings.Repeat("░", width-filled))
 	s.printf("\r\x1b[2K\x1b[35m%s\x1b[0m %s %s\x1b[0m \x1b[1m%3d%%\x1b[0m", spinnerFrames[s.frame%len(spinnerFrames)], label, b.String(), int(frac*100))
 	s.frame++
 }
@@ -244,7 +244,7 @@ func (s *sim) slow(d time.Duration) {
 	step := d / 10
 	for i := 1; i <= 10; i++ {
 		time.Sleep(step)
-		s.printf("\x1b[2m[%s]\x1b[0m \x1b[34m…\x1b[0m still working (%d/10)\r\n", time.Now().Format("15:04:05"), i)
+		s.printf("\x1b[2m[%s]\x1b[0m \x1b[34m…\x1b[0m still working (%d/10)\n", time.Now().Format("15:04:05"), i)
 	}
 }
 
@@ -255,7 +255,7 @@ func (s *sim) flood(d time.Duration) {
 	n := 0
 	for time.Now().Before(end) {
 		for range 64 {
-			fmt.Fprintf(w, "\x1b[38;5;%dm%08d\x1b[0m \x1b[38;2;%d;%d;200mflood\x1b[0m line of simulated output \x1b[31mERR?\x1b[0m \x1b[92mok\x1b[0m\r\n", 16+n%216, n, n%256, (n*7)%256)
+			fmt.Fprintf(w, "\x1b[38;5;%dm%08d\x1b[0m \x1b[38;2;%d;%d;200mflood\x1b[0m line of simulated output \x1b[31mERR?\x1b[0m \x1b[92mok\x1b[0m\n", 16+n%216, n, n%256, (n*7)%256)
 			n++
 		}
 		_ = w.Flush()
@@ -273,7 +273,7 @@ func (s *sim) ignoreTerm() int {
 	for n := 0; ; n++ {
 		select {
 		case sig := <-sigs:
-			s.printf("\r\x1b[2K\x1b[1;33m⚠ ignoring %v\x1b[0m\r\n", sig)
+			s.printf("\r\x1b[2K\x1b[1;33m⚠ ignoring %v\x1b[0m\n", sig)
 		case <-tick.C:
 			s.bar(float64(n%100)/100, "stubborn")
 		}

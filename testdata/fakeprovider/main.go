@@ -56,7 +56,7 @@ func main() {
 	args := os.Args[1:]
 	model, promptFile, err := checkArgv(name, args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "\x1b[1;31mfakeprovider %s: argv mismatch: %v\x1b[0m\r\n  got: %q\r\n", name, err, args)
+		fmt.Fprintf(os.Stderr, "\x1b[1;31mfakeprovider %s: argv mismatch: %v\x1b[0m\n  got: %q\n", name, err, args)
 		os.Exit(97)
 	}
 	var prompt []byte
@@ -64,19 +64,19 @@ func main() {
 		prompt, err = os.ReadFile(promptFile)
 	} else {
 		if isTerminal(os.Stdin) {
-			fmt.Fprintf(os.Stderr, "fakeprovider %s: stdin is a terminal; the prompt must come on stdin\r\n", name)
+			fmt.Fprintf(os.Stderr, "fakeprovider %s: stdin is a terminal; the prompt must come on stdin\n", name)
 			os.Exit(98)
 		}
 		prompt, err = io.ReadAll(os.Stdin)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "fakeprovider %s: read prompt: %v\r\n", name, err)
+		fmt.Fprintf(os.Stderr, "fakeprovider %s: read prompt: %v\n", name, err)
 		os.Exit(98)
 	}
 	text := string(prompt)
 	resultRel := header(text, "**Result Path:**")
 	if resultRel == "" {
-		fmt.Fprintf(os.Stderr, "fakeprovider %s: the prompt has no **Result Path:** line\r\n", name)
+		fmt.Fprintf(os.Stderr, "fakeprovider %s: the prompt has no **Result Path:** line\n", name)
 		os.Exit(98)
 	}
 	behaviour := header(text, "**Fake Behaviour:**")
@@ -170,8 +170,8 @@ func (f *fake) printf(format string, args ...any) { fmt.Printf(format, args...) 
 func (f *fake) banner() {
 	cwd, _ := os.Getwd()
 	cols, rows := termSize(os.Stdout)
-	f.printf("\x1b[1;38;5;208m▌fake %s\x1b[0m model=\x1b[1m%s\x1b[0m behaviour=%s\r\n", f.name, f.model, f.behaviour)
-	f.printf("fake: cwd=%s tty=%dx%d pid=%d idle=%s\r\n", cwd, cols, rows, os.Getpid(), os.Getenv("COCKPIT_IDLE_TIMEOUT_S"))
+	f.printf("\x1b[1;38;5;208m▌fake %s\x1b[0m model=\x1b[1m%s\x1b[0m behaviour=%s\n", f.name, f.model, f.behaviour)
+	f.printf("fake: cwd=%s tty=%dx%d pid=%d idle=%s\n", cwd, cols, rows, os.Getpid(), os.Getenv("COCKPIT_IDLE_TIMEOUT_S"))
 }
 
 func (f *fake) progress(d time.Duration) {
@@ -180,7 +180,7 @@ func (f *fake) progress(d time.Duration) {
 		f.printf("\r\x1b[2K\x1b[36m⠹\x1b[0m working \x1b[38;5;%dm%s\x1b[0m \x1b[38;2;120;200;80m%3d%%\x1b[0m", 27+i%6, strings.Repeat("█", i*20/steps), i*100/steps)
 		time.Sleep(d / time.Duration(steps))
 	}
-	f.printf("\r\n\x1b[32m●\x1b[0m \x1b[1mRead\x1b[0m(\x1b[36msrc/main.go\x1b[0m)\r\n")
+	f.printf("\n\x1b[32m●\x1b[0m \x1b[1mRead\x1b[0m(\x1b[36msrc/main.go\x1b[0m)\n")
 }
 
 func (f *fake) run() int {
@@ -201,22 +201,22 @@ func (f *fake) run() int {
 	case strings.HasPrefix(b, "fail-"):
 		code, err := strconv.Atoi(strings.TrimPrefix(b, "fail-"))
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "fakeprovider: bad behaviour %q\r\n", b)
+			fmt.Fprintf(os.Stderr, "fakeprovider: bad behaviour %q\n", b)
 			return 96
 		}
 		return f.fail(code)
 	case b == "noresult":
 		f.progress(100 * time.Millisecond)
-		f.printf("\x1b[33mdone, but I forgot the result\x1b[0m\r\n")
+		f.printf("\x1b[33mdone, but I forgot the result\x1b[0m\n")
 		return 0
 	case b == "hang":
-		f.printf("\x1b[2mthinking…\x1b[0m\r\n")
+		f.printf("\x1b[2mthinking…\x1b[0m\n")
 		for {
 			time.Sleep(time.Hour)
 		}
 	case b == "hang-ignore-term":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
-		f.printf("\x1b[2mthinking, and not to be disturbed…\x1b[0m\r\n")
+		f.printf("\x1b[2mthinking, and not to be disturbed…\x1b[0m\n")
 		for {
 			time.Sleep(time.Hour)
 		}
@@ -227,15 +227,15 @@ func (f *fake) run() int {
 		for {
 			select {
 			case s := <-sigs:
-				f.printf("\x1b[1;33mignoring %v\x1b[0m\r\n", s)
+				f.printf("\x1b[1;33mignoring %v\x1b[0m\n", s)
 			case <-tick.C:
-				f.printf("\x1b[35m…\x1b[0m still here\r\n")
+				f.printf("\x1b[35m…\x1b[0m still here\n")
 			}
 		}
 	case b == "flood":
 		w := bufio.NewWriterSize(os.Stdout, 64<<10)
 		for i := range 40000 {
-			fmt.Fprintf(w, "\x1b[38;5;%dmline %06d\x1b[0m the quick brown fox jumps over the lazy dog %s\r\n", 16+i%216, i, strings.Repeat("=", 20))
+			fmt.Fprintf(w, "\x1b[38;5;%dmline %06d\x1b[0m the quick brown fox jumps over the lazy dog %s\n", 16+i%216, i, strings.Repeat("=", 20))
 		}
 		_ = w.Flush()
 		return f.ok(0)
@@ -246,7 +246,7 @@ func (f *fake) run() int {
 		end := time.After(d)
 		for {
 			c, r := termSize(os.Stdout)
-			f.printf("size=%dx%d\r\n", c, r)
+			f.printf("size=%dx%d\n", c, r)
 			select {
 			case <-winch:
 			case <-end:
@@ -254,7 +254,7 @@ func (f *fake) run() int {
 			}
 		}
 	}
-	fmt.Fprintf(os.Stderr, "fakeprovider: unknown behaviour %q\r\n", b)
+	fmt.Fprintf(os.Stderr, "fakeprovider: unknown behaviour %q\n", b)
 	return 96
 }
 
@@ -264,28 +264,28 @@ func (f *fake) ok(d time.Duration) int {
 	}
 	cwd, _ := os.Getwd()
 	if err := os.MkdirAll(filepath.Dir(f.result), 0o755); err != nil {
-		fmt.Fprintf(os.Stderr, "fakeprovider: %v\r\n", err)
+		fmt.Fprintf(os.Stderr, "fakeprovider: %v\n", err)
 		return 99
 	}
 	body := fmt.Sprintf("# Fake result\n\nprovider: %s\nmodel: %s\ncwd: %s\n", f.name, f.model, cwd)
 	if err := os.WriteFile(f.result, []byte(body), 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "fakeprovider: %v\r\n", err)
+		fmt.Fprintf(os.Stderr, "fakeprovider: %v\n", err)
 		return 99
 	}
-	f.printf("\x1b[1;32m✓\x1b[0m wrote %s \x1b[38;2;255;175;95m완료 — 完了\x1b[0m\r\n", f.result)
+	f.printf("\x1b[1;32m✓\x1b[0m wrote %s \x1b[38;2;255;175;95m완료 — 完了\x1b[0m\n", f.result)
 	return 0
 }
 
 func (f *fake) fail(code int) int {
 	f.progress(100 * time.Millisecond)
-	f.printf("\x1b[1;31m✗ error:\x1b[0m the model refused (fake exit %d)\r\n", code)
+	f.printf("\x1b[1;31m✗ error:\x1b[0m the model refused (fake exit %d)\n", code)
 	return code
 }
 
 func mustDur(s string) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "fakeprovider: bad duration %q\r\n", s)
+		fmt.Fprintf(os.Stderr, "fakeprovider: bad duration %q\n", s)
 		os.Exit(96)
 	}
 	return d
