@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/panes"
@@ -489,5 +492,114 @@ func TestViewCached(t *testing.T) {
 	keys(a, "l")
 	if v2 := a.View().Content; v2 == "sentinel" || v2 == v1 {
 		t.Fatal("an Update that moved the focus did not redraw")
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the renderer writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}
+
+// TestProgramQuit runs the App in a real bubbletea program: pane output is
+// drawn through the frame loop, q then y quits, the engine's Quit is
+// called once, and once the owner closed the panes no goroutine of the
+// screen or the panes is left.
+func TestProgramQuit(t *testing.T) {
+	mgr := panes.NewManager()
+	var quits atomic.Int32
+	app := New(Config{
+		Manager: mgr,
+		Now:     func() time.Time { return testNow },
+		Actions: Actions{Quit: func() { quits.Add(1) }},
+	})
+	out := &lockedBuffer{}
+	prog := tea.NewProgram(app,
+		tea.WithInput(nil), tea.WithOutput(out), tea.WithWindowSize(100, 30),
+		tea.WithoutSignalHandler(), tea.WithColorProfile(colorprofile.TrueColor))
+	done := make(chan error, 1)
+	go func() {
+		_, err := prog.Run()
+		done <- err
+	}()
+	for i, marker := range []string{"LEAD", "WORKER"} {
+		p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "static", marker}, Cols: 10, Rows: 5, CloseGrace: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog.Send(cockpit.PaneOpened{PaneID: p.ID(), Title: marker, Lead: i == 0})
+	}
+	prog.Send(cockpit.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "WORKER", status: "in-progress", ago: time.Minute})})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "WORKER size=49x") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker's frame was never drawn; output:\n%q", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	prog.Send(keyPress("q"))
+	prog.Send(keyPress("y"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		prog.Kill()
+		t.Fatal("the program did not quit")
+	}
+	if n := quits.Load(); n != 1 {
+		t.Fatalf("Actions.Quit called %d times", n)
+	}
+	// The frame loop ends with the program, while the panes still run.
+	waitNoGoroutines(t, func() string {
+		return filterStacks(leakedGoroutines(), "okstra/cockpit/tui.", "WaitDirty")
+	})
+	if err := mgr.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	waitNoGoroutines(t, leakedGoroutines)
+}
+
+// filterStacks keeps the goroutine stacks that mention any of subs.
+func filterStacks(stacks string, subs ...string) string {
+	var out []string
+	for _, g := range strings.Split(stacks, "\n\n") {
+		for _, s := range subs {
+			if strings.Contains(g, s) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// waitNoGoroutines waits until stacks reports none, failing after 5 s.
+func waitNoGoroutines(t *testing.T, stacks func() string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		leaked := stacks()
+		if leaked == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines left after quit:\n%s", leaked)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
