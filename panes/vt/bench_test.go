@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 
@@ -69,7 +70,7 @@ func BenchmarkXVTRepaintStream(b *testing.B) { benchXVT(b, repaintStream()) }
 func BenchmarkRender(b *testing.B) {
 	e := New(benchCols, benchRows)
 	_, _ = e.Write(logStream()[:4<<20])
-	var dst []byte
+	dst := make([]byte, 0, 64<<10)
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = dst[:0]
@@ -84,7 +85,7 @@ func BenchmarkRender(b *testing.B) {
 func BenchmarkRenderRepaint(b *testing.B) {
 	e := New(benchCols, benchRows)
 	_, _ = e.Write(repaintStream()[:2<<20])
-	var dst []byte
+	dst := make([]byte, 0, 64<<10)
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = dst[:0]
@@ -103,7 +104,10 @@ func writeStreamFile(b *testing.B, data []byte) string {
 	return path
 }
 
-// ptyRun runs `cat path` in a 200×50 PTY and hands every read to sink.
+// ptyRun runs `cat path` in a 200×50 PTY and hands every read to sink. As a
+// pane does, a reader goroutine drains the PTY into a small pool of buffers
+// while sink (the emulator) consumes them, so cat never waits on the
+// emulator unless the emulator is the slower of the two.
 func ptyRun(b *testing.B, path string, sink func([]byte)) {
 	b.Helper()
 	cmd := exec.Command("cat", path)
@@ -111,39 +115,71 @@ func ptyRun(b *testing.B, path string, sink func([]byte)) {
 	if err != nil {
 		b.Fatalf("start cat in pty: %v", err)
 	}
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := f.Read(buf)
-		if n > 0 {
-			sink(buf[:n])
+	const nbuf = 4
+	free := make(chan []byte, nbuf)
+	full := make(chan []byte, nbuf)
+	for range nbuf {
+		free <- make([]byte, 64<<10)
+	}
+	go func() {
+		defer close(full)
+		for {
+			// Fill one buffer with as many reads as come while the consumer
+			// is busy; hand it over as soon as the consumer can take it.
+			buf := <-free
+			n := 0
+			for {
+				k, err := f.Read(buf[n:])
+				n += k
+				if err != nil {
+					if n > 0 {
+						full <- buf[:n]
+					}
+					return // EIO once cat has exited and the output is drained
+				}
+				if n > len(buf)-4096 {
+					full <- buf[:n]
+					break
+				}
+				select {
+				case full <- buf[:n]:
+				default:
+					continue
+				}
+				break
+			}
 		}
-		if err != nil {
-			break // EIO once cat has exited and the output is drained
-		}
+	}()
+	for p := range full {
+		sink(p)
+		free <- p[:cap(p)]
 	}
 	_ = f.Close()
 	_ = cmd.Wait()
 }
 
-// BenchmarkPTYDrain is the ceiling: cat's output through a PTY, discarded.
-func BenchmarkPTYDrain(b *testing.B) {
-	data := logStream()
-	path := writeStreamFile(b, data)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		ptyRun(b, path, func([]byte) {})
-	}
-}
-
-// BenchmarkPTYEmulator is cat's output through a PTY into the emulator.
-func BenchmarkPTYEmulator(b *testing.B) {
+// BenchmarkPTY is the end-to-end check: `cat` of the log stream in a real
+// PTY, read as a pane reads, once discarded (the drain rate, the ceiling) and
+// once fed to the emulator, alternating in each iteration so both see the
+// same machine. It reports both rates and emulator/drain in percent.
+func BenchmarkPTY(b *testing.B) {
 	data := logStream()
 	path := writeStreamFile(b, data)
 	b.SetBytes(int64(len(data)))
 	e := New(benchCols, benchRows)
+	var drain, emu time.Duration
 	for b.Loop() {
+		t0 := time.Now()
+		ptyRun(b, path, func([]byte) {})
+		t1 := time.Now()
 		ptyRun(b, path, func(p []byte) { _, _ = e.Write(p) })
+		drain += t1.Sub(t0)
+		emu += time.Since(t1)
 	}
+	mb := float64(len(data)) * float64(b.N) / 1e6
+	b.ReportMetric(mb/drain.Seconds(), "drain-MB/s")
+	b.ReportMetric(mb/emu.Seconds(), "emulator-MB/s")
+	b.ReportMetric(100*drain.Seconds()/emu.Seconds(), "emulator/drain-%")
 }
 
 // BenchmarkTmux times tmux running `cat` of the log stream in a detached
