@@ -116,11 +116,11 @@ func (s *Session) Outcome() *Outcome {
 	return o
 }
 
+// nonNil copies s; the copy of nothing is an empty list, so JSON shows [].
 func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return append([]string(nil), s...)
+	out := make([]string, len(s))
+	copy(out, s)
+	return out
 }
 
 // Document is the --json output: {"outcome": {...}, "actions": [...],

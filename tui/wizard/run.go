@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/okstra/cockpit/state"
@@ -116,6 +117,18 @@ func (s *Session) runAnswers(name string, data []byte) (*Outcome, error) {
 	if err := json.Unmarshal(data, &present); err != nil {
 		return nil, &state.Error{File: name, Msg: fmt.Sprintf("is not a JSON object of answers (%v)", err)}
 	}
+	// encoding/json matches member names without regard to case; an
+	// answers file is held to the exact names.
+	var unknown []string
+	for k := range present {
+		if _, ok := answersKeys[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &state.Error{File: name, Field: unknown[0], Msg: "is not an answer the wizard knows; see docs/WIZARD.md for the members"}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s.A); err != nil {
@@ -153,6 +166,13 @@ func (s *Session) runAnswers(name string, data []byte) (*Outcome, error) {
 		}
 		s.ensureDefault(id)
 		if err := s.Apply(id); err != nil {
+			return nil, s.fileError(name, err)
+		}
+	}
+	// An executor on a run that has none is a mistake worth naming, not an
+	// answer to drop.
+	if s.set[StepExecutor] && !s.Applies(StepExecutor) {
+		if err := s.validate(StepExecutor); err != nil {
 			return nil, s.fileError(name, err)
 		}
 	}

@@ -366,6 +366,8 @@ func (s *Session) validate(id StepID) error {
 				ws = append(ws, w)
 			}
 		}
+		// The catalog's order, so the form and a file give the same --workers.
+		sort.SliceStable(ws, func(i, j int) bool { return slices.Index(known, ws[i]) < slices.Index(known, ws[j]) })
 		if ws == nil {
 			ws = []string{}
 		}

@@ -1,0 +1,243 @@
+package wizard
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/huh/v2"
+)
+
+// buildForm makes the form of step, prefilled from the session's answers,
+// and the function that copies the form's values back into them.
+func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
+	s, t, a := m.s, m.s.Texts, &m.s.A
+	key := "steps." + string(step)
+	title := func(args ...string) string { return t.T(key+".title", args...) }
+	desc := func(args ...string) string { return t.T(key+".description", args...) }
+	form := func(fields ...huh.Field) *huh.Form { return huh.NewForm(huh.NewGroup(fields...)) }
+	sel := func(v *string, opts []huh.Option[string], args ...string) *huh.Form {
+		return form(huh.NewSelect[string]().Title(title(args...)).Description(desc(args...)).Options(opts...).Value(v))
+	}
+	input := func(v *string, args ...string) *huh.Input {
+		return huh.NewInput().Title(title(args...)).Description(desc(args...)).Placeholder(t.T(key + ".placeholder")).Value(v)
+	}
+	role := PhaseRole(a.TaskType)
+
+	switch step {
+	case StepTaskKey:
+		v := a.TaskKey
+		var keys []string
+		for _, task := range s.Tasks {
+			keys = append(keys, task.Key)
+		}
+		return form(input(&v).Suggestions(keys)), func() { a.TaskKey = v }
+
+	case StepTaskGroup:
+		v := a.TaskGroup
+		groups := Groups(s.Tasks)
+		list := strings.Join(groups, ", ")
+		if list == "" {
+			list = t.T("none")
+		}
+		return form(input(&v, "groups", list).Suggestions(groups)), func() { a.TaskGroup = v }
+
+	case StepTaskType:
+		v := a.TaskType
+		var opts []huh.Option[string]
+		for _, tt := range TaskTypes {
+			opts = append(opts, huh.NewOption(t.T(key+".options."+tt), tt))
+		}
+		d := desc()
+		if task := s.task(); task != nil && task.Next != nil {
+			if DefaultTaskType(task) != "" {
+				d += " " + t.T(key+".pointer_ready", "phase", task.Next.Phase, "rationale", task.Next.Rationale)
+			} else {
+				d += " " + t.T(key+".pointer_other", "status", task.Next.Status)
+			}
+		}
+		f := form(huh.NewSelect[string]().Title(title()).Description(d).Options(opts...).Value(&v))
+		return f, func() { a.TaskType = v }
+
+	case StepRelatedTasks:
+		v := RelatedNone
+		var keep []string
+		if a.RelatedTasks != nil {
+			v, keep = a.RelatedTasks.Mode, a.RelatedTasks.Tasks
+		}
+		opts := []huh.Option[string]{huh.NewOption(t.T(key+".options.__skip__"), RelatedNone)}
+		if sib := s.Siblings(); len(sib) > 0 {
+			label := t.T(key+".labels.siblings", "snippet", snippet(sib, 3)) +
+				t.T(key+".labels.siblings_count", "count", strconv.Itoa(len(sib)))
+			opts = append(opts, huh.NewOption(label, RelatedGroup))
+		}
+		opts = append(opts, huh.NewOption(t.T(key+".options.__free_input__"), RelatedInput))
+		return sel(&v, opts), func() {
+			r := &RelatedTasks{Mode: v}
+			if v == RelatedInput {
+				r.Tasks = keep
+			}
+			a.RelatedTasks = r
+		}
+
+	case StepRelatedInput:
+		v := strings.Join(a.RelatedTasks.Tasks, ", ")
+		return form(input(&v)), func() { a.RelatedTasks.Tasks = []string{v} }
+
+	case StepDirective:
+		v := a.Directive
+		return form(input(&v)), func() { a.Directive = v }
+
+	case StepWorkers:
+		v := append([]string(nil), a.Workers...)
+		var opts []huh.Option[string]
+		for _, p := range s.Catalog.Providers() {
+			if p.SupportsRole(role) {
+				opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
+			}
+		}
+		f := form(huh.NewMultiSelect[string]().Title(title("role", role)).Description(desc("role", role)).Options(opts...).Value(&v).Filterable(false))
+		return f, func() {
+			// Keep the catalog's order, whatever order they were picked in.
+			var out []string
+			for _, o := range opts {
+				if slices.Contains(v, o.Value) {
+					out = append(out, o.Value)
+				}
+			}
+			if out == nil {
+				out = []string{}
+			}
+			a.Workers = out
+			// A provider taken out of the roster takes its worker-role
+			// models with it, or they would put it back.
+			kept := []string{}
+			for _, rm := range a.RoleModels {
+				if r, p, _, ok := splitRoleModel(rm); ok && slices.Contains(workerRoles, r) && len(out) > 0 && !slices.Contains(out, p) {
+					continue
+				}
+				kept = append(kept, rm)
+			}
+			a.RoleModels = kept
+		}
+
+	case StepRoleModels:
+		roster := s.Roster()
+		picks := make(map[string]*string, len(roster))
+		var fields []huh.Field
+		for i, pid := range roster {
+			p, err := s.Catalog.Provider(pid)
+			if err != nil {
+				continue
+			}
+			v := s.roleModelFor(role, pid)
+			picks[pid] = &v
+			opts := []huh.Option[string]{huh.NewOption(t.T("phase_default_with", "value", p.DefaultModel(role)), "")}
+			for _, mdl := range p.SelectableModels() {
+				opts = append(opts, huh.NewOption(modelLabel(mdl.Display, mdl.ID), mdl.ID))
+			}
+			f := huh.NewSelect[string]().Title(t.T(key+".field", "provider", pid, "role", role)).Options(opts...).Value(&v)
+			if i == 0 {
+				f.Description(desc("role", role))
+			}
+			fields = append(fields, f)
+		}
+		if len(fields) == 0 {
+			fields = append(fields, huh.NewNote().Title(title("role", role)).Description(t.T("none")))
+		}
+		g := huh.NewGroup(fields...).Title(title("role", role))
+		return huh.NewForm(g), func() {
+			out := map[string]string{}
+			for p, v := range picks {
+				out[p] = *v
+			}
+			s.setRoleModels(role, roster, out)
+		}
+
+	case StepRoleCount:
+		v := s.roleCountFor(role)
+		return form(input(&v, "role", role).CharLimit(3)), func() { s.setRoleCount(role, v) }
+
+	case StepLeadProvider:
+		v := a.LeadProvider
+		opts := []huh.Option[string]{huh.NewOption(t.T("phase_default"), "")}
+		for _, p := range s.ProvidersFor("leader") {
+			opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
+		}
+		return sel(&v, opts), func() {
+			if v != a.LeadProvider {
+				a.LeadModel = ""
+				delete(s.set, StepLeadModel)
+			}
+			a.LeadProvider = v
+		}
+
+	case StepLeadModel:
+		v := a.LeadModel
+		var opts []huh.Option[string]
+		if p, err := s.Catalog.Provider(a.LeadProvider); err == nil {
+			for _, mdl := range p.SelectableModels() {
+				opts = append(opts, huh.NewOption(modelLabel(mdl.Display, mdl.ID), mdl.ID))
+			}
+		}
+		return sel(&v, opts, "provider", a.LeadProvider), func() { a.LeadModel = v }
+
+	case StepExecutor:
+		v := a.Executor
+		var opts []huh.Option[string]
+		for _, p := range s.ProvidersFor("implementer") {
+			opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
+		}
+		roster := strings.Join(s.Roster(), ", ")
+		return sel(&v, opts, "roster", roster), func() {
+			if v != a.Executor {
+				delete(s.set, StepExecutorModel)
+				s.setImplementerModel("")
+			}
+			a.Executor = v
+		}
+
+	case StepExecutorModel:
+		v := s.ExecutorModel()
+		var opts []huh.Option[string]
+		if p, err := s.Catalog.Provider(a.Executor); err == nil {
+			for _, mdl := range p.SelectableModels() {
+				opts = append(opts, huh.NewOption(modelLabel(mdl.Display, mdl.ID), mdl.ID))
+			}
+		}
+		return sel(&v, opts, "provider", a.Executor, "peer", s.peerModel()), func() { s.setImplementerModel(v) }
+
+	case StepReportLanguage:
+		v := a.ReportLanguage
+		opts := []huh.Option[string]{
+			huh.NewOption(t.T("phase_default"), ""),
+			huh.NewOption(t.T(key+".options.ko"), "ko"),
+			huh.NewOption(t.T(key+".options.en"), "en"),
+		}
+		return sel(&v, opts), func() { a.ReportLanguage = v }
+
+	case StepSaveDefaults:
+		v := a.SaveDefaults
+		var opts []huh.Option[string]
+		for _, o := range []string{"none", "project", "global"} {
+			opts = append(opts, huh.NewOption(t.T(key+".options."+o), o))
+		}
+		return sel(&v, opts), func() { a.SaveDefaults = v }
+	}
+	return form(huh.NewNote().Title(string(step))), func() {}
+}
+
+// snippet shows the first n keys, with an ellipsis when there are more.
+func snippet(keys []string, n int) string {
+	if len(keys) <= n {
+		return strings.Join(keys, ", ")
+	}
+	return strings.Join(keys[:n], ", ") + ", …"
+}
+
+func modelLabel(display, id string) string {
+	if display == "" || display == id {
+		return id
+	}
+	return display + " (" + id + ")"
+}

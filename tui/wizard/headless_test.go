@@ -1,0 +1,394 @@
+package wizard
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/okstra/cockpit/workers"
+)
+
+const fixtureRoot = "testdata/project"
+
+// scenario is one scripted setup: its answers file and the render-bundle
+// arguments it must produce.
+type scenario struct {
+	name    string
+	answers string
+	argv    []string
+	actions []Action
+}
+
+var scenarios = []scenario{
+	{
+		name:    "analysis",
+		answers: "testdata/answers/analysis.json",
+		argv: []string{
+			"--task-key", "ops-7",
+			"--task-type", "feature-analysis",
+			"--task-group", "ops",
+			"--related-tasks", "",
+			"--directive", "Map the vendor callback flow",
+			"--workers", "antigravity,codex",
+			"--role-model", "analyser=codex/gpt-6-astra",
+			"--role-count", "analyser=2",
+			"--lead-provider", "claude",
+			"--lead-model", "opus",
+			"--report-language", "en",
+		},
+		actions: []Action{
+			{Command: "config set", Key: "report-language", Value: "en", Scope: "project"},
+			{Command: "config set", Key: "lead-provider", Value: "claude", Scope: "project"},
+			{Command: "config set", Key: "lead-model", Value: "opus", Scope: "project"},
+		},
+	},
+	{
+		name:    "implementation",
+		answers: "testdata/answers/implementation.json",
+		argv: []string{
+			"--task-key", "dev-10860",
+			"--task-type", "implementation",
+			"--task-group", "billing",
+			"--related-tasks", "dev-10001,ops-7",
+			"--directive", "",
+			"--workers", "claude,codex",
+			"--role-model", "verifier=codex/gpt-6-astra",
+			"--role-model", "implementer=codex/gpt-6-astra",
+			"--lead-provider", "",
+			"--lead-model", "",
+			"--executor", "codex",
+			"--report-language", "ko",
+		},
+		actions: []Action{},
+	},
+	{
+		name:    "group",
+		answers: "testdata/answers/group.json",
+		argv: []string{
+			"--task-key", "dev-10001",
+			"--task-type", "improvement-discovery",
+			"--task-group", "billing",
+			"--related-tasks", "dev-10002,dev-10003,dev-10004,dev-10860",
+			"--directive", "",
+			"--workers", "antigravity,claude,codex",
+			"--lead-provider", "",
+			"--lead-model", "",
+			"--report-language", "",
+		},
+		actions: []Action{},
+	},
+}
+
+func testOptions(lang string) Options {
+	return Options{
+		ProjectRoot: fixtureRoot,
+		Lang:        lang,
+		NoColor:     true,
+		Catalog:     workers.BuiltinCatalog(),
+		Getenv:      func(string) string { return "" },
+	}
+}
+
+func TestScenariosThroughAnswers(t *testing.T) {
+	for _, sc := range scenarios {
+		for _, lang := range Languages {
+			t.Run(sc.name+"_"+lang, func(t *testing.T) {
+				opts := testOptions(lang)
+				opts.AnswersFile = sc.answers
+				o, err := Run(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(o.RenderArgv, sc.argv) {
+					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.argv)
+				}
+				if !reflect.DeepEqual(o.Actions, sc.actions) {
+					t.Fatalf("actions\n got %+v\nwant %+v", o.Actions, sc.actions)
+				}
+				if o.Lang != lang {
+					t.Fatalf("lang %s", o.Lang)
+				}
+				// The JSON document carries the same argv, empty strings kept.
+				var doc struct {
+					Outcome struct {
+						RenderArgv []string `json:"renderArgv"`
+					} `json:"outcome"`
+					Actions []map[string]string `json:"actions"`
+				}
+				if err := json.Unmarshal([]byte(o.JSON()), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(doc.Outcome.RenderArgv, sc.argv) || len(doc.Actions) != len(sc.actions) {
+					t.Fatalf("--json document:\n%s", o.JSON())
+				}
+				for i, a := range doc.Actions {
+					if a["command"] != sc.actions[i].Command || a["key"] != sc.actions[i].Key || a["scope"] != sc.actions[i].Scope {
+						t.Fatalf("action %d: %v", i, a)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestRenderSummaryAndJSON(t *testing.T) {
+	opts := testOptions("ko")
+	opts.AnswersFile = "testdata/answers/group.json"
+	o, err := Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ko, err := Render(o, "ko", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{
+		"task-key       dev-10001",
+		"related tasks  related-tasks: dev-10002,dev-10003,dev-10004,dev-10860",
+		"리포트 언어    phase 기본값",
+		"okstra render-bundle\n  okstra render-bundle --task-key dev-10001 --task-type improvement-discovery --task-group billing --related-tasks dev-10002,dev-10003,dev-10004,dev-10860 --directive '' --workers antigravity,claude,codex --lead-provider '' --lead-model '' --report-language ''",
+	} {
+		if !strings.Contains(ko, part) {
+			t.Fatalf("summary lacks %q:\n%s", part, ko)
+		}
+	}
+	js, _ := Render(o, "ko", true)
+	if js != o.JSON() || !strings.HasPrefix(js, "{\n  \"outcome\": {") || !strings.Contains(js, `"actions": []`) || !strings.Contains(js, `"warnings": []`) {
+		t.Fatalf("json:\n%s", js)
+	}
+}
+
+// TestRosterErrorsThroughAnswers reaches okstra's two roster refusals from a
+// file of answers; the messages are okstra's, word for word.
+func TestRosterErrorsThroughAnswers(t *testing.T) {
+	outside := "--executor grok is not in this run's roster (claude, codex); the executor is dispatched as a worker, so give it a roster slot — --role-model verifier=grok/<model> — or pick an executor already in the roster."
+	split := "worker 'codex' is the executor on 'gpt-6.1-sol' and a verifier on 'gpt-6-astra'; one worker id carries one model. Give both roles the same model, or pick a different --executor provider."
+	for _, lang := range Languages {
+		for _, c := range []struct {
+			name, body, want string
+		}{
+			{"outside", `{"taskKey": "dev-10860", "workers": ["claude", "codex"], "executor": "grok"}`, "answers.json: executor: " + outside},
+			{"split", `{"taskKey": "dev-10860", "workers": ["claude", "codex"], "roleModels": ["verifier=codex/gpt-6-astra", "implementer=codex/gpt-6.1-sol"], "executor": "codex"}`, "answers.json: roleModels: " + split},
+			{"split by alias", `{"taskKey": "dev-10860", "workers": ["codex"], "roleModels": ["verifier=codex/gpt-6-luna", "executor=codex/gpt-6-astra"], "executor": "codex"}`,
+				"answers.json: roleModels: worker 'codex' is the executor on 'gpt-6-astra' and a verifier on 'gpt-6-luna'; one worker id carries one model. Give both roles the same model, or pick a different --executor provider."},
+		} {
+			t.Run(lang+"_"+c.name, func(t *testing.T) {
+				_, err := RunAnswers(testOptions(lang), "answers.json", []byte(c.body))
+				if err == nil || err.Error() != c.want {
+					t.Fatalf("error\n got %v\nwant %s", err, c.want)
+				}
+			})
+		}
+	}
+	// The fix the first message names works: a roster slot for grok.
+	o, err := RunAnswers(testOptions("en"), "answers.json", []byte(`{"taskKey": "dev-10860", "workers": ["claude", "codex"], "roleModels": ["verifier=grok/grok-code-fast-1"], "executor": "grok"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Executor != "grok" || !strings.Contains(strings.Join(o.RenderArgv, " "), "--role-model verifier=grok/grok-code-fast-1 --lead-provider") {
+		t.Fatalf("argv %q", o.RenderArgv)
+	}
+	if got := RosterError("kimi", nil); got != "--executor kimi is not in this run's roster (empty); the executor is dispatched as a worker, so give it a roster slot — --role-model verifier=kimi/<model> — or pick an executor already in the roster." {
+		t.Fatalf("empty roster: %s", got)
+	}
+}
+
+func TestAnswersRefusals(t *testing.T) {
+	cases := []struct {
+		lang, body, want string
+	}{
+		{"en", `{"taskKey": ""}`, "a.json: taskKey: is empty; type the task key, e.g. dev-10860"},
+		{"ko", `{"taskKey": ""}`, "a.json: taskKey: 비어 있습니다; task-key 를 입력하세요 (예: dev-10860)"},
+		{"en", `{}`, "a.json: taskKey: is empty"},
+		{"en", `{"taskKey": "../etc"}`, `a.json: taskKey: "../etc" is not a task key`},
+		{"en", `{"taskKey": "x", "taskGroup": "a b"}`, `a.json: taskGroup: "a b" is not a group name`},
+		{"en", `{"taskKey": "x", "taskType": "analysis"}`, `a.json: taskType: "analysis" is not a task type; expected one of requirements-discovery, error-analysis,`},
+		{"en", `{"taskKey": "ops-7", "relatedTasks": {"mode": "group"}}`, `a.json: relatedTasks.mode: "group" needs a task group with other tasks; this task's group ops has none`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "all"}}`, `a.json: relatedTasks.mode: "all" is not a related-tasks choice`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input"}}`, `a.json: relatedTasks.tasks: is empty; type at least one task key`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["y", "x"]}}`, `a.json: relatedTasks.tasks: names this task (x)`},
+		{"en", `{"taskKey": "x", "workers": ["codex", "gpt"]}`, `a.json: workers: "gpt" is not a provider; known: antigravity, claude, codex, grok, kimi, sim`},
+		{"en", `{"taskKey": "x", "roleModels": ["codex/gpt-6-astra"]}`, `a.json: roleModels: "codex/gpt-6-astra" is not role=provider/model`},
+		{"en", `{"taskKey": "x", "roleModels": ["boss=codex/gpt-6-astra"]}`, `a.json: roleModels: "boss" is not a role; known: leader, analyser,`},
+		{"en", `{"taskKey": "x", "roleModels": ["analyser=codex/gpt-6-sol"]}`, `a.json: roleModels: "gpt-6-sol" is not a selectable model of codex; choose one of gpt-6.1-sol, gpt-6-astra, gpt-6-luna`},
+		{"en", `{"taskKey": "x", "roleModels": ["analyser=codex/gpt-6-astra", "analyser=codex/gpt-6-luna"]}`, `a.json: roleModels: gives analyser on codex twice`},
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser=0"]}`, `a.json: roleCounts: "0" is not a number from 1 to 16`},
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser"]}`, `a.json: roleCounts: "analyser" is not role=N`},
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser=2", "analyser=3"]}`, `a.json: roleCounts: gives analyser twice`},
+		{"en", `{"taskKey": "x", "leadModel": "opus"}`, `a.json: leadModel: is opus but there is no lead provider`},
+		{"en", `{"taskKey": "x", "leadProvider": "claude", "leadModel": "gpt-6-astra"}`, `a.json: leadModel: "gpt-6-astra" is not a selectable model of claude; choose one of opus, sonnet`},
+		{"en", `{"taskKey": "x", "taskType": "feature-analysis", "executor": "codex"}`, `a.json: executor: is set but the task type is feature-analysis`},
+		{"en", `{"taskKey": "x", "taskType": "implementation", "executor": "codex", "workers": ["codex"], "roleModels": ["implementer=claude/opus"]}`, `a.json: roleModels: gives implementer on claude, but the executor is codex`},
+		{"en", `{"taskKey": "x", "reportLanguage": "fr"}`, `a.json: reportLanguage: "fr" is not a report language`},
+		{"en", `{"taskKey": "x", "saveDefaults": "always"}`, `a.json: saveDefaults: "always" is not a choice`},
+		{"en", `{"taskKey": "x", "tasktype": "implementation"}`, `a.json: tasktype: is not an answer the wizard knows`},
+		{"en", `{"taskKey": 7}`, `a.json: taskKey: is a JSON number; expected string`},
+		{"en", `[1]`, `a.json: is not a JSON object of answers`},
+	}
+	for _, c := range cases {
+		_, err := RunAnswers(testOptions(c.lang), "a.json", []byte(c.body))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s\n got %v\nwant %s…", c.body, err, c.want)
+		}
+	}
+	opts := testOptions("en")
+	opts.AnswersFile = "testdata/answers/missing.json"
+	if _, err := Run(opts); err == nil || err.Error() != "testdata/answers/missing.json: does not exist; pass a JSON file of answers with --answers" {
+		t.Fatalf("missing file: %v", err)
+	}
+	opts = testOptions("fr")
+	opts.AnswersFile = "testdata/answers/group.json"
+	if _, err := Run(opts); err == nil || err.Error() != `--lang: is "fr"; expected ko or en` {
+		t.Fatalf("bad lang: %v", err)
+	}
+	opts = testOptions("en")
+	opts.ProjectRoot = "testdata/nope"
+	opts.AnswersFile = "testdata/answers/group.json"
+	if _, err := Run(opts); err == nil || !strings.HasPrefix(err.Error(), "--project-root: testdata/nope is not a directory") {
+		t.Fatalf("bad root: %v", err)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	// dev-10860's pointer is ready: implementation is preselected; the
+	// executor is claude (in the default roster) on its verifier model.
+	o, err := RunAnswers(testOptions("en"), "a.json", []byte(`{"taskKey": "dev-10860"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TaskType != "implementation" || o.TaskGroup != "billing" || o.Executor != "claude" || o.ReportLanguage != "en" || len(o.RoleModels) != 0 {
+		t.Fatalf("defaults: %+v", o)
+	}
+	// Pending, terminal, blocked and legacy pointers preselect nothing from
+	// the pointer: the first task type.
+	for _, key := range []string{"dev-10001", "dev-10002", "ops-7", "dev-10004", "new-task"} {
+		o, err := RunAnswers(testOptions("ko"), "a.json", []byte(`{"taskKey": "`+key+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.TaskType != "requirements-discovery" || o.ReportLanguage != "ko" {
+			t.Fatalf("%s: task type %s, language %s", key, o.TaskType, o.ReportLanguage)
+		}
+	}
+	// Explicit phase defaults stay empty strings.
+	o, err = RunAnswers(testOptions("en"), "a.json", []byte(`{"taskKey": "new-task", "workers": [], "reportLanguage": ""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := strings.Join(o.RenderArgv, "|")
+	if !strings.Contains(argv, "|--workers||--lead-provider||--lead-model||--report-language|") {
+		t.Fatalf("argv %q", o.RenderArgv)
+	}
+}
+
+func TestLanguageAndTasks(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, c := range []struct {
+		flag string
+		env  map[string]string
+		want string
+	}{
+		{"", map[string]string{"LANG": "ko_KR.UTF-8"}, "ko"},
+		{"", map[string]string{"LANG": "en_US.UTF-8"}, "en"},
+		{"", map[string]string{"LANG": "ko_KR.UTF-8", "LC_ALL": "C"}, "en"},
+		{"", map[string]string{"LC_MESSAGES": "ko"}, "ko"},
+		{"", nil, "en"},
+		{"en", map[string]string{"LANG": "ko_KR.UTF-8"}, "en"},
+		{"KO", nil, "ko"},
+		{"ko_KR.UTF-8", nil, "ko"},
+	} {
+		got, err := DetectLang(c.flag, env(c.env))
+		if err != nil || got != c.want {
+			t.Fatalf("DetectLang(%q, %v) = %s, %v; want %s", c.flag, c.env, got, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, ".okstra", "tasks", "broken", "task-manifest.json")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badPtr := filepath.Join(dir, ".okstra", "tasks", "odd", "task-manifest.json")
+	if err := os.MkdirAll(filepath.Dir(badPtr), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badPtr, []byte(`{"workflow": {"nextRecommendedPhase": {"phase": "x", "status": "soon"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tasks, warnings := LoadTasks(dir)
+	if len(tasks) != 1 || tasks[0].Key != "odd" || len(warnings) != 2 {
+		t.Fatalf("tasks %+v warnings %q", tasks, warnings)
+	}
+	if !strings.HasPrefix(warnings[0], ".okstra/tasks/broken/task-manifest.json: not readable as JSON") ||
+		!strings.Contains(warnings[1], ".okstra/tasks/odd/task-manifest.json: workflow.nextRecommendedPhase.status") {
+		t.Fatalf("warnings %q", warnings)
+	}
+	o, err := RunAnswers(Options{ProjectRoot: dir, Lang: "en", Catalog: workers.BuiltinCatalog()}, "a.json", []byte(`{"taskKey": "odd"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Warnings) != 2 || !strings.Contains(o.JSON(), `"warnings": [`) {
+		t.Fatalf("warnings not carried: %+v", o.Warnings)
+	}
+}
+
+// TestPromptFilesAgree checks that both languages have the same keys and the
+// same placeholders, and that okstra's related-tasks texts are kept.
+func TestPromptFilesAgree(t *testing.T) {
+	ko, err := LoadTexts("ko")
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, err := LoadTexts("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ko.Keys(), ",") != strings.Join(en.Keys(), ",") {
+		t.Fatalf("key sets differ:\nko %v\nen %v", ko.Keys(), en.Keys())
+	}
+	for _, k := range ko.Keys() {
+		if a, b := placeholders(ko.Raw(k)), placeholders(en.Raw(k)); a != b {
+			t.Errorf("%s: placeholders differ: ko %s, en %s", k, a, b)
+		}
+	}
+	for k, want := range map[string]string{
+		"steps.related_tasks.labels.siblings":        "같은 group 의 다른 task 전부 사용: {snippet}",
+		"steps.related_tasks.labels.siblings_count":  " — 총 {count}개",
+		"steps.related_tasks.options.__free_input__": "직접 입력",
+		"steps.related_tasks.echo_suffixes.skip":     "related-tasks: (none)",
+	} {
+		if got := ko.Raw(k); got != want {
+			t.Errorf("ko %s = %q, want okstra's %q", k, got, want)
+		}
+	}
+	// Every step has its texts.
+	for _, id := range allSteps {
+		if ko.Raw("steps."+string(id)+".title") == "steps."+string(id)+".title" {
+			t.Errorf("no title for step %s", id)
+		}
+	}
+}
+
+func placeholders(s string) string {
+	var out []string
+	for {
+		i := strings.Index(s, "{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], "}")
+		if j < 0 {
+			break
+		}
+		out = append(out, s[i:i+j+1])
+		s = s[i+j+1:]
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}

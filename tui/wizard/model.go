@@ -1,0 +1,306 @@
+package wizard
+
+import (
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// ErrAborted is returned when the user quits the wizard before finishing.
+var ErrAborted = errors.New("wizard cancelled; nothing was set up")
+
+// Model is the interactive wizard: one huh form per step inside this model,
+// which owns the step order, going back, the errors, the frame and the final
+// summary. It runs in the alternate screen and follows resizes.
+type Model struct {
+	s       *Session
+	st      Styles
+	step    StepID
+	history []StepID
+	form    *huh.Form
+	bind    func()
+	errMsg  string
+	width   int
+	height  int
+	done    bool
+	aborted bool
+	outcome *Outcome
+}
+
+// New builds the interactive wizard for opts (ProjectRoot, Lang, NoColor,
+// Catalog); AnswersFile and JSON are for the caller.
+func New(opts Options) (*Model, error) {
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	noColor := opts.NoColor || opts.getenv("NO_COLOR") != ""
+	m := &Model{s: s, st: NewStyles(DefaultPalette(), noColor), width: 80, height: 24}
+	m.enter(StepTaskKey)
+	return m, nil
+}
+
+// Session is the session the model drives.
+func (m *Model) Session() *Session { return m.s }
+
+// Step is the step on screen.
+func (m *Model) Step() StepID { return m.step }
+
+// Err is the refusal on screen, or "".
+func (m *Model) Err() string { return m.errMsg }
+
+// Outcome is the result once the user finished: the outcome, ErrAborted
+// when they quit, or (nil, nil) while the wizard is still running.
+func (m *Model) Outcome() (*Outcome, error) {
+	if m.aborted {
+		return nil, ErrAborted
+	}
+	return m.outcome, nil
+}
+
+// Init starts the first form.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.form.Init(), tea.RequestWindowSize)
+}
+
+// formSize is the room the form gets inside the frame.
+func (m *Model) formSize() (int, int) {
+	w := min(max(m.width-4, 20), 100)
+	h := max(m.height-9, 5)
+	return w, h
+}
+
+// enter shows step: its default answer, unless it has one, and a new form.
+func (m *Model) enter(step StepID) tea.Cmd {
+	m.step = step
+	if step == StepConfirm {
+		m.form, m.bind = nil, nil
+		return nil
+	}
+	m.s.ensureDefault(step)
+	m.form, m.bind = m.buildForm(step)
+	m.form.WithShowHelp(false).WithShowErrors(false).WithTheme(m.st.HuhTheme())
+	w, h := m.formSize()
+	m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m.form.Init()
+}
+
+// next is the step after the current one, given the answers so far.
+func (m *Model) next() StepID {
+	steps := m.s.Steps()
+	i := slices.Index(steps, m.step)
+	if i < 0 || i+1 >= len(steps) {
+		return StepConfirm
+	}
+	return steps[i+1]
+}
+
+// Update handles a message: keys of its own (ctrl+c, esc), the size, and
+// everything else through the step's form.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.done || m.aborted {
+		return m, nil
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		if m.form != nil {
+			w, h := m.formSize()
+			_, cmd := m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			return m, cmd
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "ctrl+c":
+			m.aborted = true
+			return m, tea.Quit
+		case "esc":
+			if !m.filtering() {
+				return m, m.back()
+			}
+		case "enter":
+			if m.step == StepConfirm {
+				m.outcome = m.s.Outcome()
+				m.done = true
+				return m, tea.Quit
+			}
+		}
+	}
+	if m.form == nil {
+		return m, nil
+	}
+	_, cmd := m.form.Update(msg)
+	switch m.form.State {
+	case huh.StateAborted:
+		m.aborted = true
+		return m, tea.Quit
+	case huh.StateCompleted:
+		return m, m.complete()
+	}
+	return m, cmd
+}
+
+// complete takes the finished form's answer: on to the next step, or the
+// same step again with the refusal shown.
+func (m *Model) complete() tea.Cmd {
+	m.bind()
+	if err := m.s.Apply(m.step); err != nil {
+		m.errMsg = err.Error()
+		return m.enter(m.step)
+	}
+	m.errMsg = ""
+	m.history = append(m.history, m.step)
+	return m.enter(m.next())
+}
+
+// back returns to the previous step, its answer kept.
+func (m *Model) back() tea.Cmd {
+	if len(m.history) == 0 {
+		return nil
+	}
+	prev := m.history[len(m.history)-1]
+	m.history = m.history[:len(m.history)-1]
+	m.errMsg = ""
+	return m.enter(prev)
+}
+
+// filtering reports whether the focused select is filtering, where esc ends
+// the filter instead of going back.
+func (m *Model) filtering() bool {
+	if m.form == nil {
+		return false
+	}
+	if f, ok := m.form.GetFocusedField().(interface{ GetFiltering() bool }); ok {
+		return f.GetFiltering()
+	}
+	return false
+}
+
+// View draws the frame: title and step counter, the answers so far, the
+// form (or the summary), the refusal and the keys.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = m.s.Texts.T("title")
+	return v
+}
+
+func (m *Model) render() string {
+	t := m.s.Texts
+	width := max(m.width, 20)
+	steps := m.s.Steps()
+	n := slices.Index(steps, m.step) + 1
+	left := m.st.Title.Render(t.T("title")) + m.st.Muted.Render(" · "+t.T("subtitle"))
+	right := m.st.Counter.Render(t.T("step_counter", "n", strconv.Itoa(n), "total", strconv.Itoa(len(steps))))
+	gap := max(width-2-lipgloss.Width(left)-lipgloss.Width(right), 1)
+	var b strings.Builder
+	b.WriteString(" " + left + strings.Repeat(" ", gap) + right + "\n")
+	b.WriteString(" " + m.st.Rule.Render(strings.Repeat("─", width-2)) + "\n")
+	if crumbs := m.crumbs(); crumbs != "" {
+		b.WriteString(" " + m.st.Crumb.Render(truncate(crumbs, width-2)) + "\n")
+	}
+	b.WriteString("\n")
+	var body string
+	if m.step == StepConfirm {
+		body = m.st.Label.Render(t.T("steps.confirm.title")) + "\n" +
+			m.st.Muted.Render(t.T("steps.confirm.description")) + "\n\n" +
+			summaryText(t, m.s.Outcome(), &m.st)
+	} else {
+		body = m.form.View()
+	}
+	for _, line := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+		b.WriteString(" " + line + "\n")
+	}
+	if m.errMsg != "" {
+		b.WriteString("\n" + lipgloss.NewStyle().Width(width-2).PaddingLeft(1).Render(m.st.Error.Render("✗ "+m.errMsg)) + "\n")
+	}
+	b.WriteString("\n " + m.st.Help.Render(m.helpLine()))
+	return b.String()
+}
+
+// crumbs is one line of the answers given so far.
+func (m *Model) crumbs() string {
+	a := m.s.A
+	var parts []string
+	for _, id := range m.history {
+		switch id {
+		case StepTaskKey:
+			parts = append(parts, a.TaskKey)
+		case StepTaskGroup:
+			if a.TaskGroup != "" {
+				parts = append(parts, a.TaskGroup)
+			}
+		case StepTaskType:
+			parts = append(parts, a.TaskType)
+		case StepWorkers:
+			if len(a.Workers) > 0 {
+				parts = append(parts, strings.Join(a.Workers, "+"))
+			}
+		case StepExecutor:
+			parts = append(parts, "executor "+a.Executor)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (m *Model) helpLine() string {
+	t := m.s.Texts
+	var keys []string
+	switch m.step {
+	case StepConfirm:
+		keys = append(keys, t.T("help.confirm"))
+	case StepTaskKey, StepTaskGroup, StepRelatedInput, StepDirective, StepRoleCount:
+		keys = append(keys, t.T("help.input"))
+	case StepWorkers:
+		keys = append(keys, t.T("help.multi"))
+	default:
+		keys = append(keys, t.T("help.select"))
+	}
+	if len(m.history) > 0 {
+		keys = append(keys, t.T("help.back"))
+	}
+	keys = append(keys, t.T("help.quit"))
+	return strings.Join(keys, " · ")
+}
+
+func truncate(s string, width int) string {
+	if displayWidth(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && displayWidth(string(r))+1 > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
+// RunTUI runs the interactive wizard on in and out (a terminal) and returns
+// the outcome, or ErrAborted.
+func RunTUI(opts Options, in io.Reader, out io.Writer) (*Outcome, error) {
+	m, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	final, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out)).Run()
+	if err != nil {
+		if errors.Is(err, tea.ErrInterrupted) {
+			return nil, ErrAborted
+		}
+		return nil, err
+	}
+	return final.(*Model).Outcome()
+}
