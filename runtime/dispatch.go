@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
 
 	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers"
 )
 
 // Catalog is what dispatch needs of the provider catalog: whether a provider
@@ -89,19 +89,7 @@ func checkJobIdentity(run *state.Run, j state.ResolvedJob) error {
 // WorkerArgv is the command line that runs one job through the worker
 // wrapper: `cockpit worker exec` with the okstra provider-exec arguments.
 func WorkerArgv(self string, run *state.Run, j state.ResolvedJob, presentation string) []string {
-	idle := ""
-	if j.IdleTimeoutSeconds > 0 {
-		idle = strconv.Itoa(j.IdleTimeoutSeconds)
-	}
-	role := j.Role
-	argv := []string{self, "worker", "exec", j.Provider, run.Root.Dir(), j.ModelExecutionValue, j.Prompt, j.Worktree, role, idle, "--presentation", presentation}
-	if j.SessionID != "" {
-		argv = append(argv, "--session-id", j.SessionID)
-	}
-	if j.Metadata != "" {
-		argv = append(argv, "--invocation-metadata", j.Metadata)
-	}
-	return argv
+	return append([]string{self, "worker", "exec"}, workers.ExecArgs(run.Root.Dir(), j, presentation)...)
 }
 
 // Launched is what a backend reports for one started job.

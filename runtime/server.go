@@ -117,11 +117,18 @@ func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
 	return s, nil
 }
 
-// prepareSocketDir makes dir 0700 and checks that the user owns it, so no
-// other user can reach the socket whatever its own mode.
+// prepareSocketDir makes dir private (0700) and checks that the user owns
+// it, so no other user can reach the socket whatever its own mode. A
+// directory it did not create is made 0700 only when the user owns it and it
+// is not a shared one (world-writable or sticky, like /tmp): those are
+// refused rather than locked down under everyone else's feet.
 func prepareSocketDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("make socket directory %s: %w", dir, err)
+	created := false
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("make socket directory %s: %w", dir, err)
+		}
+		created = true
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -132,9 +139,13 @@ func prepareSocketDir(dir string) error {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && st.Uid != uint32(os.Getuid()) {
-		return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d); use a directory of your own (COCKPIT_SOCKET)", dir, st.Uid, os.Getuid())
+		return fmt.Errorf("socket directory %s belongs to uid %d, not to you (uid %d); set COCKPIT_SOCKET to a path in a directory of your own", dir, st.Uid, os.Getuid())
 	}
-	if fi.Mode().Perm() != 0o700 {
+	mode := fi.Mode()
+	if !created && (mode&os.ModeSticky != 0 || mode.Perm()&0o002 != 0) {
+		return fmt.Errorf("socket directory %s is shared (mode %v); set COCKPIT_SOCKET to a path in a private directory of your own", dir, mode)
+	}
+	if mode.Perm() != 0o700 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("make socket directory %s private: %w", dir, err)
 		}

@@ -197,6 +197,21 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	}
 }
 
+func TestSharedSocketDirIsRefused(t *testing.T) {
+	run := fixtureRun(t, state.BackendCockpitPane)
+	shared := filepath.Join(shortDir(t), "shared")
+	os.Mkdir(shared, 0o777)
+	os.Chmod(shared, 0o777|os.ModeSticky)
+	_, err := StartCockpit(CockpitConfig{Run: run, Socket: filepath.Join(shared, "c.sock")})
+	if err == nil || !strings.Contains(err.Error(), "is shared") {
+		t.Fatalf("a socket in a shared directory: %v", err)
+	}
+	st, _ := os.Stat(shared)
+	if st.Mode().Perm() != 0o777 || st.Mode()&os.ModeSticky == 0 {
+		t.Fatalf("the shared directory's mode was changed to %v", st.Mode())
+	}
+}
+
 func TestSocketPathLength(t *testing.T) {
 	run := fixtureRun(t, state.BackendCockpitPane)
 	long := filepath.Join(shortDir(t), strings.Repeat("d", 120), "cockpit.sock")

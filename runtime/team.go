@@ -183,11 +183,13 @@ func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun boo
 	return out, nil
 }
 
-// Teardown is `team teardown`: the end of the run. It closes every recorded
-// pane still open, then marks every dispatch that is not terminal `error`
-// with the teardown reason. A wrapper that outlived its cockpit (it ignored
-// the hang-up) is sent SIGTERM first, when its pid still runs a cockpit
-// worker.
+// Teardown is `team teardown`: the end of the run. After settling what
+// already finished, it marks every dispatch that is not terminal `error`
+// with the teardown reason, then closes every recorded pane still open. The
+// marking comes first so that the cockpit, which settles from the sidecars
+// the closing wrappers write, cannot put another reason on a dispatch the
+// teardown ended. A wrapper that outlived its cockpit (it ignored the
+// hang-up) is sent SIGTERM, when its pid still runs a cockpit worker.
 func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult, error) {
 	ts, _, err := Settle(run)
 	if err != nil {
@@ -199,36 +201,38 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 			ids = append(ids, d.PaneID)
 		}
 	}
-	res := &ReclaimResult{}
-	if run.Manifest.IsPaneBackend() || len(ids) > 0 {
-		if res.Panes, err = closeRecorded(ctx, run, ids, dryRun, "teardown"); err != nil {
-			return nil, err
-		}
-	} else {
-		res.Panes = []PaneRef{}
-	}
 	if dryRun {
-		return res, nil
+		panes, err := closeRecorded(ctx, run, ids, true, "")
+		return &ReclaimResult{Panes: panes}, err
 	}
-	for _, d := range ts.WorkerDispatches {
-		if !d.Terminal() && d.PID > 0 && isWorkerProcess(d.PID) {
-			_ = syscall.Kill(d.PID, syscall.SIGTERM)
-		}
-	}
-	// As the seed does: whatever was not terminal before the panes closed
-	// is written off with the teardown reason (the wrappers' own sidecars
-	// then only add detail).
+	var orphans []int
 	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
+		orphans = orphans[:0]
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
 			d := &ts.WorkerDispatches[i]
 			if !d.Terminal() {
 				d.Status, d.Reason, d.SettledAt = "error", state.TeardownReason, now
+				if d.PID > 0 {
+					orphans = append(orphans, d.PID)
+				}
 			}
 		}
 		return nil
 	})
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
+	if err != nil {
+		return nil, err
+	}
+	for _, pid := range orphans {
+		if isWorkerProcess(pid) {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	return &ReclaimResult{Panes: panes}, nil
 }
 
 // isWorkerProcess reports whether pid runs the cockpit worker wrapper, so a

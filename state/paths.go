@@ -55,17 +55,20 @@ func (r Root) Resolve(p string, what string) (string, error) {
 	} else {
 		abs = filepath.Join(r.dir, p)
 	}
-	if !within(r.dir, abs) {
-		return "", &Error{Field: what, Msg: "path " + quote(p) + " is outside the project root " + r.dir + "; use a path inside it"}
-	}
+	// Judge where the path really leads: an absolute path may reach the
+	// root through a symlinked directory (/tmp → /private/tmp), and a
+	// relative one may leave it through a symlink inside it.
 	real, err := evalExisting(abs)
 	if err != nil {
 		return "", &Error{Field: what, Msg: "resolve " + quote(p) + ": " + err.Error()}
 	}
 	if !within(r.dir, real) {
-		return "", &Error{Field: what, Msg: "path " + quote(p) + " leads outside the project root through a symlink; use a path inside it"}
+		if within(r.dir, abs) {
+			return "", &Error{Field: what, Msg: "path " + quote(p) + " leads outside the project root through a symlink; use a path inside it"}
+		}
+		return "", &Error{Field: what, Msg: "path " + quote(p) + " is outside the project root " + r.dir + "; use a path inside it"}
 	}
-	return abs, nil
+	return real, nil
 }
 
 // Rel returns abs relative to the root, in slash form, for writing into run

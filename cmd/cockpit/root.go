@@ -91,6 +91,7 @@ func newRootCmd(io *streams) *cobra.Command {
 		newEventsCmd(io),
 		newReplayCmd(io),
 		newDemoCmd(io),
+		newServeCmd(io),
 	)
 	return root
 }
