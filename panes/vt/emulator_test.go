@@ -437,9 +437,12 @@ func TestResize(t *testing.T) {
 	e.Resize(10, 4)
 	wantScreen(t, e, "one", "two", "three", "four")
 	wantCursor(t, e, 4, 3)
-	e.Resize(3, 4)
-	wantScreen(t, e, "one", "two", "thr", "fou")
-	wantCursor(t, e, 2, 3)
+	e.Resize(3, 4) // narrower: long lines re-wrap, the cursor follows
+	wantScreen(t, e, "thr", "ee", "fou", "r")
+	wantCursor(t, e, 1, 3)
+	e.Resize(10, 4)
+	wantScreen(t, e, "one", "two", "three", "four")
+	wantCursor(t, e, 4, 3)
 	e.Resize(6, 4)
 	if d := e.TakeDirty(nil); len(d) != 4 {
 		t.Fatalf("dirty after resize = %v", d)
@@ -450,11 +453,52 @@ func TestResize(t *testing.T) {
 	e.Resize(5, 2)
 	wantScreen(t, e, "a", "b")
 	wantCursor(t, e, 1, 1)
-	// Wide character cut in half by a narrower screen.
-	e = New(4, 1)
+	// A wide character that no longer fits moves to the next row.
+	e = New(4, 2)
 	feed(t, e, "a漢")
-	e.Resize(2, 1)
-	wantScreen(t, e, "a")
+	e.Resize(2, 2)
+	wantScreen(t, e, "a", "漢")
+	// The alternate screen is cropped, not reflowed.
+	e = New(4, 2)
+	feed(t, e, "\x1b[?1049habcd")
+	e.Resize(2, 2)
+	wantScreen(t, e, "ab", "")
+}
+
+func TestReflow(t *testing.T) {
+	e := New(10, 3)
+	feed(t, e, "0123456789abcdef\r\nshort\r\n漢字漢字漢字x")
+	wantScreen(t, e, "short", "漢字漢字漢", "字x")
+	wantCursor(t, e, 3, 2)
+	e.Resize(20, 3)
+	wantScreen(t, e, "0123456789abcdef", "short", "漢字漢字漢字x")
+	wantCursor(t, e, 13, 2)
+	if e.Wrapped(0) || e.ScrollbackLen() != 0 {
+		t.Fatalf("wrapped %v, scrollback %d after widening", e.Wrapped(0), e.ScrollbackLen())
+	}
+	e.Resize(7, 3) // re-wrapped; what does not fit above goes to the scrollback
+	wantScreen(t, e, "short", "漢字漢", "字漢字x")
+	wantCursor(t, e, 6, 2)
+	var sb []string
+	for i := 0; i < e.ScrollbackLen(); i++ {
+		sb = append(sb, string(e.AppendScrollback(nil, i, false)))
+	}
+	if got := strings.Join(sb, "|"); got != "0123456|789abcd|ef" {
+		t.Fatalf("scrollback after narrowing = %q", got)
+	}
+	e.Resize(20, 3)
+	wantScreen(t, e, "0123456789abcdef", "short", "漢字漢字漢字x")
+	wantCursor(t, e, 13, 2)
+	// Under the alternate screen the normal screen reflows with the saved
+	// cursor.
+	e = New(6, 2)
+	feed(t, e, "abcdefgh\x1b[?1049hALT")
+	e.Resize(4, 2)
+	feed(t, e, "\x1b[?1049l")
+	wantScreen(t, e, "abcd", "efgh")
+	wantCursor(t, e, 3, 1)
+	feed(t, e, "X") // the restored cursor is past the h: X goes on a new row
+	wantScreen(t, e, "efgh", "X")
 }
 
 func TestTakeDirty(t *testing.T) {
@@ -652,4 +696,39 @@ func TestScrollbackEncodingPaths(t *testing.T) {
 			t.Fatalf("stream %d: scrollback differs between encoding paths:\n%s\n--- full encoder:\n%s", i, a, b)
 		}
 	}
+}
+
+// TestResizeRandom resizes in the middle of random streams: no panic, the
+// cursor stays on screen, and the text before the resize is still there
+// (screen plus scrollback) after a round trip to a wider screen.
+func TestResizeRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 300; i++ {
+		in := make([]byte, 10+rng.IntN(120))
+		for j := range in {
+			in[j] = byte(rng.IntN(256))
+		}
+		data := fuzzStream(in, false)
+		e := New(1+rng.IntN(30), 1+rng.IntN(10), WithScrollback(50))
+		cut := rng.IntN(len(data) + 1)
+		_, _ = e.Write(data[:cut])
+		for k := 0; k < 3; k++ {
+			e.Resize(1+rng.IntN(30), 1+rng.IntN(10))
+			cols, rows := e.Size()
+			if c := e.Cursor(); c.X < 0 || c.X >= cols || c.Y < 0 || c.Y >= rows {
+				t.Fatalf("stream %q: cursor %+v outside %dx%d", data[:cut], c, cols, rows)
+			}
+			for y := 0; y < rows; y++ {
+				_ = e.AppendLine(nil, y, true)
+			}
+		}
+		_, _ = e.Write(data[cut:])
+		_ = dump(e)
+	}
+	// Plain text survives narrowing and widening again.
+	e := New(30, 4, WithScrollback(100))
+	feed(t, e, "alpha beta gamma delta epsilon zeta eta theta\r\niota kappa")
+	e.Resize(7, 4)
+	e.Resize(30, 4)
+	wantScreen(t, e, "alpha beta gamma delta epsilon", " zeta eta theta", "iota kappa", "")
 }
