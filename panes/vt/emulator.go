@@ -267,11 +267,18 @@ func (e *Emulator) Write(p []byte) (int, error) {
 				i += e.printUTF8(p[i:])
 				continue
 			}
-			if b == 0x1b && i+1 < len(p) && p[i+1] == '[' {
-				if n := e.fastCSI(p[i:]); n > 0 {
-					i += n
-					continue
+			if b == 0x1b {
+				if i+1 < len(p) && p[i+1] == '[' {
+					if n := e.fastCSI(p[i:]); n > 0 {
+						i += n
+						continue
+					}
 				}
+			} else if b < 0x20 {
+				// C0 in ground state: the table would only say "execute".
+				e.execute(b)
+				i++
+				continue
 			}
 		}
 		e.advance(p[i])

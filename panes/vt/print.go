@@ -121,8 +121,26 @@ func (e *Emulator) printUTF8(p []byte) int {
 			return len(p)
 		}
 		r, size := utf8.DecodeRune(p[i:])
-		e.printRune(r)
 		i += size
+		// The common case, a narrow character with room after it and no
+		// mode in the way, is written here; everything else in printRune.
+		if x := e.x; x < e.cols-1 && !e.wrapPending && !e.joinNext && !e.insert && e.single == 0 && runeWidth(r) == 1 {
+			ln := e.scr.row(e.y)
+			c := &ln.cells[x]
+			if c.Attr&(AttrWide|AttrWideCont) == 0 {
+				c.Ch, c.Fg, c.Bg, c.Attr, c.Ext = r, e.pen.fg, e.pen.bg, e.pen.attr, e.pen.ext
+				if x+1 > ln.used {
+					ln.used = x + 1
+				}
+				e.dirty[e.y] = true
+				ln.encAppend(x, 1)
+				e.lastCh = r
+				e.lastX = -1
+				e.x = x + 1
+				continue
+			}
+		}
+		e.printRune(r)
 	}
 	return i
 }
