@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +46,9 @@ type Cockpit struct {
 	watch  *Watcher
 	server *Server
 
+	paths pathCache
+	seen  map[string]int // dispatches whose sidecar was read → the wrapper pid it named
+
 	mu      sync.Mutex
 	view    RunView
 	info    map[string]PaneInfo // open panes by id
@@ -72,6 +75,7 @@ func StartCockpit(cfg CockpitConfig) (*Cockpit, error) {
 	c := &Cockpit{
 		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
 		info: map[string]PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
+		seen: map[string]int{},
 	}
 	run := cfg.Run
 	// Dispatches whose panes died with an earlier cockpit settle now (their
@@ -112,7 +116,7 @@ func StartCockpit(cfg CockpitConfig) (*Cockpit, error) {
 			return nil, err
 		}
 	}
-	c.refresh()
+	c.refresh(nil, true)
 	c.wg.Add(1)
 	go c.loop()
 	if len(cfg.Lead) > 0 {
@@ -434,51 +438,176 @@ func (c *Cockpit) kickLocked() { c.kick() }
 func (c *Cockpit) loop() {
 	defer c.wg.Done()
 	for {
+		var batch []FileEvent
+		full := false
 		select {
 		case <-c.done:
 			return
 		case <-c.rebuild:
-		case <-c.watch.Events():
+			full = true
+		case batch = <-c.watch.Events():
 		case <-c.watch.Errors():
+			full = true // events may have been lost: look at everything
 		}
-		c.refresh()
+		c.refresh(batch, full)
 	}
 }
 
-// refresh settles what the sidecars say, rebuilds the view, watches any new
-// dispatch's files and publishes the view when it changed.
-func (c *Cockpit) refresh() {
+// refresh brings the view up to date with what changed. A sidecar event
+// settles that sidecar's dispatch only; a team-state change looks at the
+// dispatches not seen before; a full refresh (start, pane exit, gate,
+// watcher overflow) looks at every pending dispatch. So the work per event
+// does not grow with the number of workers.
+func (c *Cockpit) refresh(batch []FileEvent, full bool) {
 	run := c.run
-	if _, _, err := Settle(run); err != nil {
-		c.setErr(err)
+	changedSidecar := map[string]bool{}
+	exited := map[int]bool{}
+	ledger, taskManifest := full, full
+	for _, ev := range batch {
+		switch ev.Kind {
+		case EvSidecar:
+			changedSidecar[ev.Path] = true
+		case EvProcessExit:
+			exited[ev.PID] = true
+		case EvLedger:
+			ledger = true
+		case EvOther:
+			taskManifest = true
+		}
 	}
-	v, err := BuildView(run)
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		c.setErr(err)
 		return
 	}
-	for i := range v.Dispatches {
-		d := &v.Dispatches[i]
+	verdicts := map[string]verdict{}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
 		if d.Terminal() || d.StatusPath == "" {
 			continue
 		}
-		if sp, err := run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
+		sp, err := c.paths.resolve(run, d.StatusPath)
+		if err != nil {
+			continue
+		}
+		_, seen := c.seen[d.DispatchID]
+		if !full && seen && !changedSidecar[sp] && !exited[d.PID] && !exited[c.seen[d.DispatchID]] {
+			continue
+		}
+		v, err := sidecarVerdictAt(sp, d)
+		if err != nil {
+			continue
+		}
+		c.seen[d.DispatchID] = v.pid
+		if !seen || full {
 			_ = c.watch.Watch(sp, EvSidecar)
 		}
-		if d.PID > 0 {
-			c.watch.WatchPID(d.PID)
+		for _, pid := range []int{d.PID, v.pid} {
+			if pid > 0 {
+				c.watch.WatchPID(pid)
+			}
+		}
+		if v.status != "" {
+			verdicts[d.DispatchID] = v
+		}
+	}
+	if len(verdicts) > 0 {
+		err := state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(t *state.TeamState) error {
+			now := state.Timestamp(state.Now())
+			for i := range t.WorkerDispatches {
+				d := &t.WorkerDispatches[i]
+				if v, ok := verdicts[d.DispatchID]; ok && !d.Terminal() {
+					d.Status, d.Reason, d.ExitCode, d.SettledAt = v.status, v.reason, v.exit, now
+				}
+			}
+			ts = &state.TeamState{TeamName: t.TeamName, WorkerDispatches: append([]state.Dispatch(nil), t.WorkerDispatches...)}
+			return nil
+		})
+		if err != nil {
+			c.setErr(err)
 		}
 	}
 	c.mu.Lock()
+	v := c.view
+	c.mu.Unlock()
+	v.Err = ""
+	v.Title, v.Backend = runTitle(run), run.Manifest.TerminalBackend
+	v.Dispatches = ts.WorkerDispatches
+	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
+	if ledger {
+		if v.Timeline, err = readTimeline(run); err != nil {
+			v.Err = err.Error()
+		}
+	}
+	if taskManifest {
+		np, err := readNextPhase(run)
+		v.Next = np
+		if err != nil {
+			v.Err = err.Error()
+		}
+	}
+	c.mu.Lock()
+	v.Gates = nil
 	for _, g := range c.gates {
 		v.Gates = append(v.Gates, g.gate)
 	}
-	changed := !viewsEqual(c.view, v)
+	changed := !reflect.DeepEqual(c.view, v)
 	c.view = v
 	c.mu.Unlock()
 	if changed {
 		c.broker.publish(ViewUpdated{View: v})
 	}
+}
+
+// verdict is what a sidecar says of its dispatch.
+type verdict struct {
+	status, reason string
+	exit           *int
+	pid            int // the wrapper pid the sidecar names
+}
+
+func sidecarVerdictAt(path string, d *state.Dispatch) (verdict, error) {
+	sc, err := state.ReadSidecar(path, d.StatusPath)
+	if err != nil {
+		return verdict{}, err
+	}
+	switch {
+	case sc == nil:
+		if d.PID > 0 && !ProcessAlive(d.PID) {
+			return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
+		}
+		return verdict{}, nil
+	case state.IsTerminal(sc.Status):
+		return verdict{status: sc.Status, reason: sc.Reason, exit: sc.ExitCode, pid: sc.PID}, nil
+	case !ProcessAlive(sc.PID):
+		return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), pid: sc.PID}, nil
+	}
+	return verdict{pid: sc.PID}, nil
+}
+
+// pathCache remembers resolved run-file paths: resolving walks symlinks
+// component by component, and the engine looks the same paths up on every
+// event.
+type pathCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (pc *pathCache) resolve(run *state.Run, rel string) (string, error) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if p, ok := pc.m[rel]; ok {
+		return p, nil
+	}
+	p, err := run.Root.Resolve(rel, "path")
+	if err != nil {
+		return "", err
+	}
+	if pc.m == nil {
+		pc.m = map[string]string{}
+	}
+	pc.m[rel] = p
+	return p, nil
 }
 
 func (c *Cockpit) setErr(err error) {
@@ -489,53 +618,71 @@ func (c *Cockpit) setErr(err error) {
 	c.broker.publish(ViewUpdated{View: v})
 }
 
-func viewsEqual(a, b RunView) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
+func runTitle(run *state.Run) string {
+	m := run.Manifest
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", m.TaskKey, m.TaskType, m.RunSeq))
+}
+
+// currentBatch counts the dispatches of the most recent dispatch command:
+// the same kind and dispatch time as the last one.
+func currentBatch(ds []state.Dispatch) (string, Counts) {
+	if len(ds) == 0 {
+		return "", Counts{}
+	}
+	last := ds[len(ds)-1]
+	var c Counts
+	for i := range ds {
+		if ds[i].DispatchKind == last.DispatchKind && ds[i].DispatchedAt == last.DispatchedAt {
+			if ds[i].Terminal() {
+				c.Done++
+			} else {
+				c.Pending++
+			}
+		}
+	}
+	return last.DispatchKind, c
+}
+
+func readTimeline(run *state.Run) ([]TimelineEntry, error) {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	out := make([]TimelineEntry, 0, len(events))
+	for _, e := range events {
+		at, _ := time.Parse(time.RFC3339, e.At)
+		out = append(out, TimelineEntry{At: at, Line: e.ProgressLine})
+	}
+	return out, err
+}
+
+func readNextPhase(run *state.Run) (*state.NextPhase, error) {
+	p := run.Manifest.TaskManifestPath
+	if p == "" {
+		return nil, nil
+	}
+	abs, err := run.Root.Resolve(p, "taskManifestPath")
+	if err != nil {
+		return nil, err
+	}
+	np, err := state.ReadNextPhase(abs, p)
+	if err != nil && strings.Contains(err.Error(), "does not exist") {
+		return nil, nil
+	}
+	return np, err
 }
 
 // BuildView reads the run's files into a RunView.
 func BuildView(run *state.Run) (RunView, error) {
-	m := run.Manifest
-	v := RunView{
-		Title:   strings.TrimSpace(fmt.Sprintf("%s %s %s", m.TaskKey, m.TaskType, m.RunSeq)),
-		Backend: m.TerminalBackend,
-	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, m.TeamStatePath)
+	v := RunView{Title: runTitle(run), Backend: run.Manifest.TerminalBackend}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return v, err
 	}
 	v.Dispatches = ts.WorkerDispatches
-	if n := len(ts.WorkerDispatches); n > 0 {
-		last := ts.WorkerDispatches[n-1]
-		v.BatchKind = last.DispatchKind
-		var batch []state.Dispatch
-		for _, d := range ts.WorkerDispatches {
-			if d.DispatchKind == last.DispatchKind && d.DispatchedAt == last.DispatchedAt {
-				batch = append(batch, d)
-			}
-		}
-		v.Batch = CountDispatches(batch)
-	}
-	events, err := state.ReadEvents(run.LeadEventsPath, m.LeadEventsPath)
-	if err != nil {
+	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
+	if v.Timeline, err = readTimeline(run); err != nil {
 		return v, err
 	}
-	for _, e := range events {
-		at, _ := time.Parse(time.RFC3339, e.At)
-		v.Timeline = append(v.Timeline, TimelineEntry{At: at, Line: e.ProgressLine})
-	}
-	if p := m.TaskManifestPath; p != "" {
-		if abs, err := run.Root.Resolve(p, "taskManifestPath"); err == nil {
-			if np, err := state.ReadNextPhase(abs, p); err == nil {
-				v.Next = np
-			} else if !strings.Contains(err.Error(), "does not exist") {
-				v.Err = err.Error()
-			}
-		}
-	}
-	return v, nil
+	v.Next, err = readNextPhase(run)
+	return v, err
 }
 
 // Close closes every pane (workers write their terminal sidecars on the

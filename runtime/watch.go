@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
@@ -47,12 +46,12 @@ type FileEvent struct {
 	PID  int    // for EvProcessExit
 }
 
-// Coalescing: the first event of a burst opens a window of Window; every
-// event inside it joins one batch (one per path), delivered when it closes.
-// Writers rename into place, so one logical write is several inotify events;
-// one batch per burst keeps consumers from re-reading files per event while
-// bounding the delay to Window.
-const Window = 4 * time.Millisecond
+// Coalescing: an event is delivered at once when the consumer is waiting;
+// while it is busy, further events merge into one pending batch (one entry
+// per path) that it takes next. So an idle consumer sees a change with no
+// added delay, and a busy one never falls behind by more than one batch,
+// however many events a burst brings. Writers rename into place, and only
+// the final name is watched, so one logical write is one event.
 
 // Watcher watches run files through their directories (writers replace
 // files by rename, so a watch on the file itself would be lost) and worker
@@ -69,7 +68,7 @@ type Watcher struct {
 	pids     map[int]bool
 	pidWake  [2]int // pipe that ends pidfd waits on Close
 	batch    []FileEvent
-	timer    *time.Timer
+	flushing bool
 	closed   bool
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -252,15 +251,16 @@ func (w *Watcher) add(ev FileEvent) {
 		}
 	}
 	w.batch = append(w.batch, ev)
-	if w.timer == nil {
-		w.timer = time.AfterFunc(Window, w.flush)
+	if !w.flushing {
+		w.flushing = true
+		go w.flush()
 	}
 }
 
 func (w *Watcher) flush() {
 	w.mu.Lock()
 	batch := w.batch
-	w.batch, w.timer = nil, nil
+	w.batch, w.flushing = nil, false
 	closed := w.closed
 	w.mu.Unlock()
 	if closed || len(batch) == 0 {
@@ -306,9 +306,6 @@ func (w *Watcher) Close() error {
 		return nil
 	}
 	w.closed = true
-	if w.timer != nil {
-		w.timer.Stop()
-	}
 	w.mu.Unlock()
 	close(w.done)
 	unix.Write(w.pidWake[1], []byte{1})

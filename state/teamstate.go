@@ -87,6 +87,9 @@ func ReadTeamState(path, display string) (*TeamState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", display, err)
 	}
+	if ts := cachePeek(path, data); ts != nil {
+		return ts, nil
+	}
 	ts, _, err := decodeTeamState(data, display)
 	if err != nil {
 		return nil, err

@@ -553,3 +553,22 @@ func cachePut(path string, ts *TeamState, doc *teamStateDoc) {
 	}
 	tsCache.m[path] = tsCached{sum: maphash.Bytes(tsSeed, doc.data), ts: ts, doc: doc}
 }
+
+// cachePeek returns a copy of the state this process last wrote to path
+// when data are still those bytes, without taking it from the cache.
+func cachePeek(path string, data []byte) *TeamState {
+	tsCache.Lock()
+	c, ok := tsCache.m[path]
+	tsCache.Unlock()
+	if !ok || len(c.doc.data) != len(data) || c.sum != maphash.Bytes(tsSeed, data) {
+		return nil
+	}
+	out := *c.ts
+	out.Workers = append([]Worker(nil), c.ts.Workers...)
+	out.WorkerDispatches = append([]Dispatch(nil), c.ts.WorkerDispatches...)
+	if c.ts.TeamCreate != nil {
+		tc := *c.ts.TeamCreate
+		out.TeamCreate = &tc
+	}
+	return &out
+}
