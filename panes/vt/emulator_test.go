@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -638,6 +640,17 @@ func TestChunkingInvariance(t *testing.T) {
 		"log":     GenLog(256 << 10),
 		"repaint": GenRepaint(128<<10, 80, 24),
 		"corpus":  []byte(strings.Join(diffCorpus, "")),
+	}
+	recs, err := filepath.Glob("../../testdata/vt/*.bin")
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("recordings: %v (%d found)", err, len(recs))
+	}
+	for _, r := range recs {
+		data, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatalf("read %s: %v", r, err)
+		}
+		streams[filepath.Base(r)] = data
 	}
 	for name, data := range streams {
 		var ref string
