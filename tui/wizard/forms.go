@@ -96,7 +96,11 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 				opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
 			}
 		}
-		f := form(huh.NewMultiSelect[string]().Title(title("role", role)).Description(desc("role", role)).Options(opts...).Value(&v).Filterable(false))
+		// The title and description go on the group: huh's multi-select
+		// sizes its list as if they took room inside it, and hides as
+		// many options as they have lines.
+		ms := huh.NewMultiSelect[string]().Options(opts...).Value(&v).Filterable(false)
+		f := huh.NewForm(huh.NewGroup(ms).Title(title("role", role)).Description(desc("role", role)))
 		return f, func() {
 			// Keep the catalog's order, whatever order they were picked in.
 			var out []string

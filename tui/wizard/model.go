@@ -27,6 +27,7 @@ type Model struct {
 	form    *huh.Form
 	bind    func()
 	errMsg  string
+	refused StepID // the step errMsg is about
 	width   int
 	height  int
 	done    bool
@@ -152,8 +153,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // same step again with the refusal shown.
 func (m *Model) complete() tea.Cmd {
 	m.bind()
+	// The user answered, even if the answer is refused: showing the step
+	// again must keep it, not put the default back.
+	m.s.set[m.step] = true
 	if err := m.s.Apply(m.step); err != nil {
-		m.errMsg = err.Error()
+		m.errMsg, m.refused = err.Error(), m.step
+		var se *StepError
+		if errors.As(err, &se) {
+			m.refused = se.Step
+		}
 		return m.enter(m.step)
 	}
 	m.errMsg = ""
@@ -201,28 +209,52 @@ func (m *Model) render() string {
 	left := m.st.Title.Render(t.T("title")) + m.st.Muted.Render(" · "+t.T("subtitle"))
 	right := m.st.Counter.Render(t.T("step_counter", "n", strconv.Itoa(n), "total", strconv.Itoa(len(steps))))
 	gap := max(width-2-lipgloss.Width(left)-lipgloss.Width(right), 1)
-	var b strings.Builder
-	b.WriteString(" " + left + strings.Repeat(" ", gap) + right + "\n")
-	b.WriteString(" " + m.st.Rule.Render(strings.Repeat("─", width-2)) + "\n")
-	if crumbs := m.crumbs(); crumbs != "" {
-		b.WriteString(" " + m.st.Crumb.Render(truncate(crumbs, width-2)) + "\n")
+	head := []string{
+		" " + left + strings.Repeat(" ", gap) + right,
+		" " + m.st.Rule.Render(strings.Repeat("─", width-2)),
 	}
-	b.WriteString("\n")
+	if crumbs := m.crumbs(); crumbs != "" {
+		head = append(head, " "+m.st.Crumb.Render(truncate(crumbs, width-2)))
+	}
+	head = append(head, "")
+
 	var body string
 	if m.step == StepConfirm {
 		body = m.st.Label.Render(t.T("steps.confirm.title")) + "\n" +
 			m.st.Muted.Render(t.T("steps.confirm.description")) + "\n\n" +
-			summaryText(t, m.s.Outcome(), &m.st)
+			summaryText(t, m.s.Outcome(), &m.st, width-2)
+		body = lipgloss.NewStyle().Width(width - 2).Render(strings.TrimRight(body, "\n"))
 	} else {
 		body = m.form.View()
 	}
-	for _, line := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
-		b.WriteString(" " + line + "\n")
-	}
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+
+	var foot []string
 	if m.errMsg != "" {
-		b.WriteString("\n" + lipgloss.NewStyle().Width(width-2).PaddingLeft(1).Render(m.st.Error.Render("✗ "+m.errMsg)) + "\n")
+		foot = append(foot, "")
+		// The step's title says what the refusal is about; the message
+		// itself is the same one --answers prints after the member name.
+		text := "✗ " + t.T("steps."+string(m.refused)+".title", "role", PhaseRole(m.s.A.TaskType)) + ": " + m.errMsg
+		msg := lipgloss.NewStyle().Width(width - 2).Render(m.st.Error.Render(text))
+		for _, l := range strings.Split(msg, "\n") {
+			foot = append(foot, " "+l)
+		}
 	}
-	b.WriteString("\n " + m.st.Help.Render(m.helpLine()))
+	foot = append(foot, "", " "+m.st.Help.Render(truncate(m.helpLine(), width-2)))
+
+	// A terminal too short for the whole body keeps the frame and cuts
+	// the body, marking the cut.
+	if room := m.height - len(head) - len(foot); len(lines) > room && room > 0 {
+		lines = append(lines[:room-1], m.st.Muted.Render("…"))
+	}
+	var b strings.Builder
+	for _, l := range head {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range lines {
+		b.WriteString(" " + l + "\n")
+	}
+	b.WriteString(strings.Join(foot, "\n"))
 	return b.String()
 }
 

@@ -158,7 +158,7 @@ func Render(o *Outcome, lang string, asJSON bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return summaryText(t, o, nil), nil
+	return summaryText(t, o, nil, 0), nil
 }
 
 // shellQuote quotes one argv token for a POSIX shell, so the summary's
@@ -180,17 +180,53 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// CommandLine is the render-bundle call of the outcome, shell-quoted.
-func (o *Outcome) CommandLine() string {
-	parts := []string{"okstra", "render-bundle"}
-	for _, a := range o.RenderArgv {
-		parts = append(parts, shellQuote(a))
+// wrapCommand indents a shell command (its tokens already quoted) and, when
+// width > 0, breaks it between arguments — a flag stays with its value —
+// with a trailing backslash, so a copied line still runs.
+func wrapCommand(words []string, indent string, width int) string {
+	if width <= 0 {
+		return indent + strings.Join(words, " ")
 	}
-	return strings.Join(parts, " ")
+	var units []string
+	for i := 0; i < len(words); i++ {
+		if strings.HasPrefix(words[i], "--") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
+			units = append(units, words[i]+" "+words[i+1])
+			i++
+			continue
+		}
+		units = append(units, words[i])
+	}
+	var lines []string
+	cur := indent
+	for _, u := range units {
+		switch {
+		case cur == indent:
+			cur += u
+		case displayWidth(cur)+1+displayWidth(u)+2 > width:
+			lines = append(lines, cur+" \\")
+			cur = indent + "    " + u
+		default:
+			cur += " " + u
+		}
+	}
+	return strings.Join(append(lines, cur), "\n")
 }
 
-// summaryText renders the summary; st styles the labels when not nil.
-func summaryText(t *Texts, o *Outcome, st *Styles) string {
+// commandWords are the render-bundle call's tokens, shell-quoted.
+func (o *Outcome) commandWords() []string {
+	words := []string{"okstra", "render-bundle"}
+	for _, a := range o.RenderArgv {
+		words = append(words, shellQuote(a))
+	}
+	return words
+}
+
+// CommandLine is the render-bundle call of the outcome, shell-quoted.
+func (o *Outcome) CommandLine() string { return strings.Join(o.commandWords(), " ") }
+
+// summaryText renders the summary; st styles the labels when not nil, and
+// a width above zero wraps the command line between arguments.
+func summaryText(t *Texts, o *Outcome, st *Styles, width int) string {
 	label := func(s string) string { return s }
 	muted := func(s string) string { return s }
 	if st != nil {
@@ -228,15 +264,15 @@ func summaryText(t *Texts, o *Outcome, st *Styles) string {
 		add("executor", o.Executor)
 	}
 	add("report_language", orDefault(o.ReportLanguage))
-	width := 0
+	labelWidth := 0
 	for _, r := range rows {
-		width = max(width, displayWidth(r[0]))
+		labelWidth = max(labelWidth, displayWidth(r[0]))
 	}
 	var b strings.Builder
 	for _, r := range rows {
-		b.WriteString(label(padRight(r[0], width)) + "  " + r[1] + "\n")
+		b.WriteString(label(padRight(r[0], labelWidth)) + "  " + r[1] + "\n")
 	}
-	b.WriteString("\n" + label(t.T("summary.render")) + "\n  " + o.CommandLine() + "\n")
+	b.WriteString("\n" + label(t.T("summary.render")) + "\n" + wrapCommand(o.commandWords(), "  ", width) + "\n")
 	if len(o.Actions) > 0 {
 		b.WriteString("\n" + label(t.T("summary.actions")) + "\n")
 		for _, a := range o.Actions {

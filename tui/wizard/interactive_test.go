@@ -1,0 +1,366 @@
+package wizard
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// driver feeds key messages to the model and runs the commands they return,
+// as a program would, but synchronously. A command that does not answer
+// within cmdWait is a timer (a cursor blink) and is dropped.
+type driver struct {
+	t *testing.T
+	m *Model
+}
+
+// cmdWait tells a timer from a command that answers at once: the text
+// input's cursor blink waits 530ms, every other command of the wizard
+// returns immediately.
+const cmdWait = 250 * time.Millisecond
+
+func newDriver(t *testing.T, lang string, w, h int) *driver {
+	t.Helper()
+	m, err := New(testOptions(lang))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+func (d *driver) send(msg tea.Msg) {
+	_, cmd := d.m.Update(msg)
+	d.run(cmd)
+}
+
+func (d *driver) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	got := make(chan tea.Msg, 1)
+	go func() { got <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-got:
+	case <-time.After(cmdWait):
+		return
+	}
+	switch msg := msg.(type) {
+	case nil:
+		return
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.run(c)
+		}
+		return
+	case tea.QuitMsg:
+		return
+	}
+	// tea.Sequence's message is unexported: a slice of commands.
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		for i := 0; i < v.Len(); i++ {
+			d.run(v.Index(i).Interface().(tea.Cmd))
+		}
+		return
+	}
+	d.send(msg)
+}
+
+func (d *driver) key(code rune) { d.send(tea.KeyPressMsg{Code: code}) }
+
+func (d *driver) enter()     { d.key(tea.KeyEnter) }
+func (d *driver) esc()       { d.key(tea.KeyEscape) }
+func (d *driver) space()     { d.send(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}) }
+func (d *driver) down(n int) { d.repeat(tea.KeyDown, n) }
+func (d *driver) up(n int)   { d.repeat(tea.KeyUp, n) }
+func (d *driver) top()       { d.send(tea.KeyPressMsg{Code: 'g', Text: "g"}) }
+
+func (d *driver) repeat(code rune, n int) {
+	for i := 0; i < n; i++ {
+		d.key(code)
+	}
+}
+
+// typ types s as one paste: a key message per rune would make the text
+// input start a cursor blink per rune, each a timer the driver waits out.
+func (d *driver) typ(s string) { d.send(tea.PasteMsg{Content: s}) }
+
+// expect fails unless the wizard is at step.
+func (d *driver) expect(step StepID) {
+	d.t.Helper()
+	if d.m.Step() != step {
+		d.t.Fatalf("at step %s, want %s (error on screen: %q)\n%s", d.m.Step(), step, d.m.Err(), d.screen())
+	}
+}
+
+// screen is the view as a person reads it: no escape sequences, no
+// trailing blanks.
+func (d *driver) screen() string {
+	lines := strings.Split(ansi.Strip(d.m.View().Content), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// snap compares the screen with testdata/<test>/<name>.golden (-update
+// rewrites it).
+func (d *driver) snap(name string) {
+	d.t.Helper()
+	s := d.screen()
+	d.t.Run(name, func(t *testing.T) { golden.RequireEqual(t, s) })
+}
+
+// scripts drive the form through the three scenarios of headless_test.go.
+var scripts = map[string]func(d *driver){
+	"analysis": func(d *driver) {
+		d.expect(StepTaskKey)
+		d.typ("ops-7")
+		d.enter()
+		d.expect(StepTaskGroup) // "ops", read from the manifest
+		d.enter()
+		d.expect(StepTaskType) // blocked pointer: nothing from it
+		d.down(9)
+		d.snap("task_type")
+		d.enter()
+		d.expect(StepRelatedTasks) // ops has no other task: no group choice
+		d.enter()
+		d.expect(StepDirective)
+		d.typ("Map the vendor callback flow")
+		d.enter()
+		d.expect(StepWorkers) // antigravity, claude, codex preselected
+		d.down(1)
+		d.space() // claude off
+		d.enter()
+		d.expect(StepRoleModels)
+		d.enter() // antigravity: phase default
+		d.down(2) // codex: gpt-6-astra
+		d.snap("role_models")
+		d.enter()
+		d.expect(StepRoleCount)
+		d.typ("2")
+		d.enter()
+		d.expect(StepLeadProvider)
+		d.down(2)
+		d.enter()
+		d.expect(StepLeadModel) // opus preselected
+		d.enter()
+		d.expect(StepReportLanguage)
+		d.top()
+		d.down(2)
+		d.enter()
+		d.expect(StepSaveDefaults)
+		d.down(1)
+		d.enter()
+		d.expect(StepConfirm)
+		d.snap("confirm")
+		d.enter()
+	},
+	"implementation": func(d *driver) {
+		d.typ("dev-10860")
+		d.enter()
+		d.enter() // billing
+		d.expect(StepTaskType)
+		d.snap("task_type") // implementation, from the ready pointer
+		d.enter()
+		d.expect(StepRelatedTasks)
+		d.down(2)
+		d.enter()
+		d.expect(StepRelatedInput)
+		d.typ("dev-10001, ops-7")
+		d.enter()
+		d.expect(StepDirective)
+		d.enter()
+		d.expect(StepWorkers)
+		d.space() // antigravity off
+		d.enter()
+		d.expect(StepRoleModels)
+		d.enter() // claude: phase default
+		d.down(2) // codex: gpt-6-astra
+		d.enter()
+		d.expect(StepRoleCount)
+		d.enter()
+		d.expect(StepLeadProvider)
+		d.enter()
+		d.expect(StepExecutor) // claude preselected
+		d.down(2)              // grok: outside the roster
+		d.enter()
+		d.expect(StepExecutor)
+		if want := "--executor grok is not in this run's roster (claude, codex); the executor is dispatched as a worker, so give it a roster slot — --role-model verifier=grok/<model> — or pick an executor already in the roster."; d.m.Err() != want {
+			d.t.Fatalf("roster refusal %q", d.m.Err())
+		}
+		d.snap("executor_outside_roster")
+		d.up(1) // codex
+		d.enter()
+		d.expect(StepExecutorModel) // gpt-6-astra, its verifier model
+		d.up(1)                     // gpt-6.1-sol
+		d.enter()
+		d.expect(StepExecutorModel)
+		if want := "worker 'codex' is the executor on 'gpt-6.1-sol' and a verifier on 'gpt-6-astra'; one worker id carries one model. Give both roles the same model, or pick a different --executor provider."; d.m.Err() != want {
+			d.t.Fatalf("split refusal %q", d.m.Err())
+		}
+		d.snap("executor_split_model")
+		d.down(1)
+		d.enter()
+		d.expect(StepReportLanguage)
+		d.top()
+		d.down(1)
+		d.enter()
+		d.expect(StepSaveDefaults)
+		d.enter()
+		d.expect(StepConfirm)
+		d.snap("confirm")
+		d.enter()
+	},
+	"group": func(d *driver) {
+		d.typ("dev-10001")
+		d.enter()
+		d.enter()
+		d.expect(StepTaskType) // pending pointer: nothing from it
+		d.down(7)
+		d.enter()
+		d.expect(StepRelatedTasks)
+		d.down(1)
+		d.snap("related_tasks")
+		d.enter()
+		d.expect(StepDirective)
+		d.enter()
+		d.expect(StepWorkers)
+		d.enter()
+		d.expect(StepRoleModels)
+		d.enter()
+		d.enter()
+		d.enter()
+		d.expect(StepRoleCount)
+		d.enter()
+		d.expect(StepLeadProvider)
+		d.enter()
+		d.expect(StepReportLanguage)
+		d.top()
+		d.enter()
+		d.expect(StepSaveDefaults)
+		d.enter()
+		d.expect(StepConfirm)
+		d.snap("confirm")
+		d.enter()
+	},
+}
+
+// TestInteractive drives the form with key messages through the three
+// scenarios, in both languages, and checks it ends with the same outcome as
+// the answers file, with golden screens on the way.
+func TestInteractive(t *testing.T) {
+	for _, sc := range scenarios {
+		for _, lang := range Languages {
+			t.Run(sc.name+"_"+lang, func(t *testing.T) {
+				t.Parallel()
+				d := newDriver(t, lang, 80, 30)
+				scripts[sc.name](d)
+				o, err := d.m.Outcome()
+				if err != nil || o == nil {
+					t.Fatalf("no outcome: %v (at %s)", err, d.m.Step())
+				}
+				if !reflect.DeepEqual(o.RenderArgv, sc.argv) {
+					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.argv)
+				}
+				opts := testOptions(lang)
+				opts.AnswersFile = sc.answers
+				want, err := Run(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.JSON() != want.JSON() {
+					t.Fatalf("the form and the answers file differ:\n%s\n---\n%s", o.JSON(), want.JSON())
+				}
+			})
+		}
+	}
+}
+
+func TestInteractiveBackAndQuit(t *testing.T) {
+	t.Parallel()
+	d := newDriver(t, "en", 80, 30)
+	d.enter() // an empty key is refused
+	d.expect(StepTaskKey)
+	if d.m.Err() != "is empty; type the task key, e.g. dev-10860" {
+		t.Fatalf("error %q", d.m.Err())
+	}
+	d.snap("empty_key")
+	d.typ("ops-7")
+	d.enter()
+	d.expect(StepTaskGroup)
+	if d.m.Err() != "" {
+		t.Fatalf("error kept after a good answer: %q", d.m.Err())
+	}
+	d.esc()
+	d.expect(StepTaskKey)
+	if !strings.Contains(d.screen(), "> ops-7") {
+		t.Fatalf("going back lost the answer:\n%s", d.screen())
+	}
+	d.enter()
+	d.enter()
+	d.expect(StepTaskType)
+	d.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if _, err := d.m.Outcome(); err != ErrAborted {
+		t.Fatalf("ctrl+c: %v", err)
+	}
+	// After quitting, nothing moves.
+	d.enter()
+	if d.m.Step() != StepTaskType {
+		t.Fatal("the model moved after quitting")
+	}
+}
+
+func TestInteractiveResizeAndAltScreen(t *testing.T) {
+	t.Parallel()
+	d := newDriver(t, "ko", 80, 30)
+	v := d.m.View()
+	if !v.AltScreen {
+		t.Fatal("the wizard does not use the alternate screen")
+	}
+	d.typ("dev-10001")
+	d.enter()
+	d.enter()
+	d.send(tea.WindowSizeMsg{Width: 48, Height: 20})
+	d.snap("narrow")
+	for _, l := range strings.Split(d.screen(), "\n") {
+		if w := ansi.StringWidth(l); w > 48 {
+			t.Fatalf("line wider than the terminal (%d): %q", w, l)
+		}
+	}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.snap("wide")
+}
+
+func TestInteractiveColourFollowsNoColor(t *testing.T) {
+	opts := testOptions("en")
+	opts.NoColor = false
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.View().Content, "\x1b[") {
+		t.Fatal("no colour with colour on")
+	}
+	opts.Getenv = func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	m, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.View().Content; strings.Contains(c, "\x1b[3") || strings.Contains(c, "\x1b[9") || strings.Contains(c, "38;") {
+		t.Fatalf("a foreground colour with NO_COLOR set: %q", c)
+	}
+}
