@@ -26,8 +26,12 @@ func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 
 // subscribe returns a channel of events and a function that ends the
 // subscription (and closes the channel).
-func (b *broker) subscribe() (<-chan any, func()) {
+func (b *broker) subscribe(initial ...any) (<-chan any, func()) {
 	s := &subscriber{signal: make(chan struct{}, 1), out: make(chan any), done: make(chan struct{})}
+	s.queue = append(s.queue, initial...)
+	if len(initial) > 0 {
+		s.signal <- struct{}{}
+	}
 	b.mu.Lock()
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()

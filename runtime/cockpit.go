@@ -152,11 +152,27 @@ func (c *Cockpit) SocketPath() string {
 }
 
 // Subscribe streams the engine's events (ViewUpdated, PaneOpened,
-// PaneClosed, Notice) from now on; the current view comes first.
+// PaneClosed, Notice) from now on. A new subscriber first gets a
+// PaneOpened for every pane already open, then the current view.
 func (c *Cockpit) Subscribe() (<-chan any, func()) {
-	ch, stop := c.broker.subscribe()
-	c.broker.publish(ViewUpdated{View: c.View()})
-	return ch, stop
+	var initial []any
+	for _, p := range c.ListPanes().Panes {
+		initial = append(initial, PaneOpened{PaneID: p.PaneID, Title: p.Title, DispatchID: p.DispatchID, Lead: p.Lead})
+	}
+	initial = append(initial, ViewUpdated{View: c.View()})
+	return c.broker.subscribe(initial...)
+}
+
+// LeadPane is the id of the lead's pane ("" when there is none).
+func (c *Cockpit) LeadPane() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, info := range c.info {
+		if info.Lead {
+			return id
+		}
+	}
+	return ""
 }
 
 // View is the current run view.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/okstra/cockpit/runtime"
 	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/tui"
 )
 
 type demoOptions struct {
@@ -42,6 +43,7 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 	cmd.Flags().BoolVar(&opts.headless, "headless", false, "print the story as lines instead of opening the screen")
 	cmd.Flags().StringVar(&opts.backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
 	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the demo run's temp dir")
+	cmd.AddCommand(newDemoLeadCmd(io))
 	return cmd
 }
 
@@ -220,8 +222,81 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// demoScreen is the screen version; until the screen lands it tells the
-// story headless.
+// demoScreen opens the screen on the demo run. The lead pane runs the
+// hidden `cockpit demo lead`, which plays a lead agent: it calls the real
+// team commands, so the panes, counts and checkpoints on screen are the
+// ones a real run shows.
 func demoScreen(io *streams, o *demoOptions) error {
-	return demoHeadless(io, o)
+	self, err := selfPath()
+	if err != nil {
+		return err
+	}
+	dir, root, cleanup, err := demoDir(io, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	run, err := runtime.MakeDemoRun(root, o.backend)
+	if err != nil {
+		return err
+	}
+	cp, err := runtime.StartCockpit(runtime.CockpitConfig{
+		Run: run, Self: self, Socket: filepath.Join(dir, "cockpit.sock"),
+		Lead: []string{self, "demo", "lead"},
+	})
+	if err != nil {
+		return err
+	}
+	return runScreen(cp, envOr("COCKPIT_PREFIX", tui.DefaultPrefix))
+}
+
+// newDemoLeadCmd is what the demo's lead pane runs: a scripted lead agent.
+func newDemoLeadCmd(io *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:    "lead",
+		Short:  "The demo's scripted lead (runs in the demo's lead pane)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return demoLead(io)
+		},
+	}
+}
+
+func demoLead(io *streams) error {
+	self, err := selfPath()
+	if err != nil {
+		return err
+	}
+	bold := func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
+	dim := func(s string) string { return "\x1b[2m" + s + "\x1b[0m" }
+	say := func(s string) { fmt.Fprintln(io.Out, s) }
+	step := func(args ...string) error {
+		say(bold("$ cockpit " + strings.Join(args, " ")))
+		cmd := exec.Command(self, args...)
+		cmd.Stdout, cmd.Stderr = io.Out, io.Out
+		return cmd.Run()
+	}
+	pause := func(d time.Duration) { time.Sleep(d) }
+	say(bold("cockpit demo") + " — this pane plays the lead agent of a throwaway okstra run.")
+	say(dim("Four simulated workers (sim provider, no LLM CLI): one fails, one is slow."))
+	say(dim("Keys: ? help · arrows move focus · z zoom · enter types into a pane · q quit"))
+	say("")
+	pause(1500 * time.Millisecond)
+	if err := step("team", "dispatch", "--jobs-file", runtime.DemoJobsInitial); err != nil {
+		return err
+	}
+	say("")
+	if err := step("team", "await"); err != nil {
+		return err
+	}
+	say("")
+	pause(1500 * time.Millisecond)
+	say(dim("Every worker is done: reclaim their panes at the batch boundary."))
+	if err := step("team", "reclaim"); err != nil {
+		return err
+	}
+	say("")
+	say(bold("The demo is over.") + " Press q to quit (ctrl+b first if you are typing in this pane).")
+	select {} // keep the lead's pane alive until the screen ends
 }

@@ -92,6 +92,7 @@ func newRootCmd(io *streams) *cobra.Command {
 		newReplayCmd(io),
 		newDemoCmd(io),
 		newServeCmd(io),
+		newOpenCmd(io),
 	)
 	return root
 }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession is a real terminal for screen tests: a detached tmux session
+// on a private server, driven with send-keys and read with capture-pane.
+type tmuxSession struct {
+	t      *testing.T
+	server string
+}
+
+// needTmux skips when tmux is missing, except under CI, where .ci/run
+// installs it and a missing tmux is a failure.
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux not found, and CI=true: .ci/run must install it")
+		}
+		t.Skip("tmux not found; install it to run the screen tests")
+	}
+}
+
+// newTmux starts `shell` (one command line, run by tmux's shell) in a
+// cols×rows session.
+func newTmux(t *testing.T, cols, rows int, env []string, shell string) *tmuxSession {
+	t.Helper()
+	needTmux(t)
+	s := &tmuxSession{t: t, server: fmt.Sprintf("cockpit-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	args := []string{"new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows)}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, shell)
+	if out, err := s.cmd(args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { s.cmd("kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) cmd(args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-L", s.server, "-f", "/dev/null"}, args...)...)
+}
+
+// keys sends tmux key names (e.g. "Right", "z", "Enter").
+func (s *tmuxSession) keys(keys ...string) {
+	s.t.Helper()
+	if out, err := s.cmd(append([]string{"send-keys", "-t", "0"}, keys...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys %v: %v: %s", keys, err, out)
+	}
+}
+
+// typeText sends literal text.
+func (s *tmuxSession) typeText(text string) {
+	s.t.Helper()
+	if out, err := s.cmd("send-keys", "-t", "0", "-l", text).CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys -l: %v: %s", err, out)
+	}
+}
+
+// screen is the visible text of the session's pane.
+func (s *tmuxSession) screen() string {
+	s.t.Helper()
+	out, err := s.cmd("capture-pane", "-p", "-t", "0").Output()
+	if err != nil {
+		s.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// waitScreen waits until the screen satisfies cond, failing with the last
+// screen after d.
+func (s *tmuxSession) waitScreen(what string, d time.Duration, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		scr := s.screen()
+		if cond(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %s waiting for %s; screen:\n%s", d, what, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) waitFor(text string, d time.Duration) string {
+	s.t.Helper()
+	return s.waitScreen(fmt.Sprintf("%q", text), d, func(scr string) bool { return strings.Contains(scr, text) })
+}
+
+// titleLine returns the title bar of the pane whose title contains label:
+// the piece of a screen line between pane borders (│) that holds it.
+func titleLine(scr, label string) string {
+	for _, l := range strings.Split(scr, "\n") {
+		for _, seg := range strings.Split(l, "│") {
+			if strings.Contains(seg, label) {
+				return strings.TrimSpace(seg)
+			}
+		}
+	}
+	return ""
+}
+
+// focusedTitle reports whether the pane titled label is drawn focused: a
+// focused pane's title bar is a heavy line (━), the others light (─).
+func focusedTitle(scr, label string) bool {
+	return strings.HasPrefix(titleLine(scr, label), "━")
+}
+
+// exitFile is where the test shell writes the exit status of the command
+// under test, so a test can check the program ended cleanly.
+func exitFile(t *testing.T) string { return filepath.Join(t.TempDir(), "exit") }
+
+func readExit(t *testing.T, path string, d time.Duration) string {
+	t.Helper()
+	var data []byte
+	waitFor(t, "the program to exit", d, func() bool {
+		var err error
+		data, err = os.ReadFile(path)
+		return err == nil && len(data) > 0
+	})
+	return strings.TrimSpace(string(data))
+}
+
+// TestDemoScreen runs `cockpit demo` in a real 160×48 terminal: every pane
+// title shows, the counts go from pending=4 done=0 to done=4, focus and
+// zoom keys work, and q ends the program cleanly.
+func TestDemoScreen(t *testing.T) {
+	exit := exitFile(t)
+	s := newTmux(t, 160, 48, nil, fmt.Sprintf("%s demo; echo $? > %s; sleep 600", cockpitBin, exit))
+	labels := []string{"● lead", "Codex analyser · sim", "Antigravity analyser · sim", "Claude analyser · sim", "Grok analyser · sim"}
+	scr := s.waitScreen("every pane title", 20*time.Second, func(scr string) bool {
+		for _, l := range labels {
+			if titleLine(scr, l) == "" {
+				return false
+			}
+		}
+		return true
+	})
+	s.waitFor("pending=4 done=0", 10*time.Second)
+	if !focusedTitle(scr, "● lead") || focusedTitle(scr, "Codex analyser") {
+		t.Errorf("the lead pane should start focused:\n%s", scr)
+	}
+	// Focus moves right, to the first worker.
+	s.keys("Right")
+	scr = s.waitScreen("focus on the Codex pane", 5*time.Second, func(scr string) bool {
+		return focusedTitle(scr, "Codex analyser")
+	})
+	if focusedTitle(scr, "● lead") {
+		t.Errorf("the lead still looks focused:\n%s", scr)
+	}
+	// Zoom shows the focused pane alone; z again restores the grid.
+	s.keys("z")
+	scr = s.waitScreen("the zoomed Codex pane", 5*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "Codex analyser") && !strings.Contains(scr, "Grok analyser")
+	})
+	s.keys("z")
+	s.waitScreen("the grid back", 5*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "Codex analyser") && strings.Contains(scr, "Grok analyser")
+	})
+	// The batch settles and the lead reclaims the finished panes.
+	s.waitFor("pending=0 done=4", 40*time.Second)
+	scr = s.waitFor("phase-batch-cleanup panes=4", 20*time.Second)
+	s.waitScreen("the worker panes to close", 10*time.Second, func(scr string) bool {
+		return !strings.Contains(scr, "Grok analyser · sim ·")
+	})
+	s.keys("q")
+	if code := readExit(t, exit, 20*time.Second); code != "0" {
+		t.Fatalf("cockpit demo exited %s after q", code)
+	}
+}
