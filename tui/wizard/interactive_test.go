@@ -336,8 +336,21 @@ func TestInteractiveResizeAndAltScreen(t *testing.T) {
 			t.Fatalf("line wider than the terminal (%d): %q", w, l)
 		}
 	}
+	for _, w := range []int{36, 24} {
+		d.send(tea.WindowSizeMsg{Width: w, Height: 16})
+		for _, l := range strings.Split(d.screen(), "\n") {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Fatalf("width %d: line of %d cells: %q", w, lw, l)
+			}
+		}
+	}
+	d.down(9) // the answer in progress survives a taller terminal
 	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	d.snap("wide")
+	d.enter()
+	if d.m.Session().A.TaskType != "feature-analysis" {
+		t.Fatalf("task type %s after the resize", d.m.Session().A.TaskType)
+	}
 }
 
 func TestInteractiveColourFollowsNoColor(t *testing.T) {

@@ -30,6 +30,7 @@ type Model struct {
 	refused StepID // the step errMsg is about
 	width   int
 	height  int
+	formH   int // the height the form was last given
 	done    bool
 	aborted bool
 	outcome *Outcome
@@ -86,9 +87,15 @@ func (m *Model) enter(step StepID) tea.Cmd {
 		return nil
 	}
 	m.s.ensureDefault(step)
+	return m.build(step)
+}
+
+// build makes the form of step from the answers as they stand and sizes it.
+func (m *Model) build(step StepID) tea.Cmd {
 	m.form, m.bind = m.buildForm(step)
 	m.form.WithShowHelp(false).WithShowErrors(false).WithTheme(m.st.HuhTheme())
 	w, h := m.formSize()
+	m.formH = h
 	m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.form.Init()
 }
@@ -112,12 +119,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		if m.form != nil {
-			w, h := m.formSize()
-			_, cmd := m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
-			return m, cmd
+		if m.form == nil {
+			return m, nil
 		}
-		return m, nil
+		w, h := m.formSize()
+		if h > m.formH {
+			// huh fixes a field's height the first time the form is
+			// shorter than it, and never grows it again: a taller
+			// terminal gets a new form holding the answer in progress.
+			m.bind()
+			return m, m.build(m.step)
+		}
+		m.formH = h
+		_, cmd := m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		return m, cmd
 	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "ctrl+c":
@@ -208,6 +223,13 @@ func (m *Model) render() string {
 	n := slices.Index(steps, m.step) + 1
 	left := m.st.Title.Render(t.T("title")) + m.st.Muted.Render(" · "+t.T("subtitle"))
 	right := m.st.Counter.Render(t.T("step_counter", "n", strconv.Itoa(n), "total", strconv.Itoa(len(steps))))
+	// A narrow terminal drops the subtitle, then the counter.
+	if lipgloss.Width(left)+lipgloss.Width(right)+3 > width {
+		left = m.st.Title.Render(t.T("title"))
+	}
+	if lipgloss.Width(left)+lipgloss.Width(right)+3 > width {
+		right = ""
+	}
 	gap := max(width-2-lipgloss.Width(left)-lipgloss.Width(right), 1)
 	head := []string{
 		" " + left + strings.Repeat(" ", gap) + right,
