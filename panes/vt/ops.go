@@ -744,16 +744,17 @@ func (e *Emulator) sgr() {
 	oldUL, oldLink := pen.ul, pen.link
 	for i := 0; i <= p.np; i++ {
 		v := p.params[i]
-		switch {
-		case v == 0:
+		// Constant cases: the compiler makes a jump table of this switch.
+		switch v {
+		case 0:
 			pen.fg, pen.bg, pen.attr, pen.ul = 0, 0, 0, 0
-		case v == 1:
+		case 1:
 			pen.attr |= AttrBold
-		case v == 2:
+		case 2:
 			pen.attr |= AttrDim
-		case v == 3:
+		case 3:
 			pen.attr |= AttrItalic
-		case v == 4:
+		case 4:
 			style := Attr(1)
 			if p.sub&(1<<i) != 0 && i < p.np {
 				i++
@@ -763,35 +764,35 @@ func (e *Emulator) sgr() {
 				}
 			}
 			pen.attr = pen.attr&^AttrUnderlineMask | style<<attrULShift
-		case v == 5:
+		case 5:
 			pen.attr |= AttrBlink
-		case v == 6:
+		case 6:
 			pen.attr |= AttrRapidBlink
-		case v == 7:
+		case 7:
 			pen.attr |= AttrInverse
-		case v == 8:
+		case 8:
 			pen.attr |= AttrHidden
-		case v == 9:
+		case 9:
 			pen.attr |= AttrStrike
-		case v == 21:
+		case 21:
 			pen.attr = pen.attr&^AttrUnderlineMask | 2<<attrULShift
-		case v == 22:
+		case 22:
 			pen.attr &^= AttrBold | AttrDim
-		case v == 23:
+		case 23:
 			pen.attr &^= AttrItalic
-		case v == 24:
+		case 24:
 			pen.attr &^= AttrUnderlineMask
-		case v == 25:
+		case 25:
 			pen.attr &^= AttrBlink | AttrRapidBlink
-		case v == 27:
+		case 27:
 			pen.attr &^= AttrInverse
-		case v == 28:
+		case 28:
 			pen.attr &^= AttrHidden
-		case v == 29:
+		case 29:
 			pen.attr &^= AttrStrike
-		case v >= 30 && v <= 37:
+		case 30, 31, 32, 33, 34, 35, 36, 37:
 			pen.fg = BasicColor(uint8(v - 30))
-		case v == 38, v == 48, v == 58:
+		case 38, 48, 58:
 			c, n := e.sgrColor(i)
 			i += n
 			if n > 0 && c != colorInvalid {
@@ -804,17 +805,17 @@ func (e *Emulator) sgr() {
 					pen.ul = c
 				}
 			}
-		case v == 39:
+		case 39:
 			pen.fg = 0
-		case v >= 40 && v <= 47:
+		case 40, 41, 42, 43, 44, 45, 46, 47:
 			pen.bg = BasicColor(uint8(v - 40))
-		case v == 49:
+		case 49:
 			pen.bg = 0
-		case v == 59:
+		case 59:
 			pen.ul = 0
-		case v >= 90 && v <= 97:
+		case 90, 91, 92, 93, 94, 95, 96, 97:
 			pen.fg = BasicColor(uint8(v - 90 + 8))
-		case v >= 100 && v <= 107:
+		case 100, 101, 102, 103, 104, 105, 106, 107:
 			pen.bg = BasicColor(uint8(v - 100 + 8))
 		default:
 			// unknown: skip its sub-parameters
