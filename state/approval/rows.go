@@ -125,6 +125,7 @@ type RuleError struct {
 	Msg   string
 }
 
+// Error renders "<id> <field>: <message>".
 func (e *RuleError) Error() string {
 	var b strings.Builder
 	if e.ID != "" {

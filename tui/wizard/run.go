@@ -30,7 +30,7 @@ type Options struct {
 	// Getenv reads the environment; nil means os.Getenv. Tests replace it.
 	Getenv func(string) string
 	// Catalog is the provider catalog; nil loads it with
-	// workers.LoadCatalog(ProjectRoot).
+	// workers.LoadCatalog on the project root.
 	Catalog *workers.Catalog
 }
 
@@ -64,7 +64,7 @@ func newSession(opts Options) (*Session, error) {
 	}
 	cat := opts.Catalog
 	if cat == nil {
-		if cat, err = workers.LoadCatalog(opts.ProjectRoot); err != nil {
+		if cat, err = workers.LoadCatalog(opts.root()); err != nil {
 			return nil, err
 		}
 	}

@@ -144,6 +144,7 @@ type StepError struct {
 	Msg  string
 }
 
+// Error returns the refusal.
 func (e *StepError) Error() string { return e.Msg }
 
 func (s *Session) fail(step StepID, key string, args ...string) error {
