@@ -104,8 +104,10 @@ func (s *tmuxSession) waitFor(text string, d time.Duration) string {
 func titleLine(scr, label string) string {
 	for _, l := range strings.Split(scr, "\n") {
 		for _, seg := range strings.Split(l, "│") {
-			if strings.Contains(seg, label) {
-				return strings.TrimSpace(seg)
+			seg = strings.TrimSpace(seg)
+			isTitle := strings.HasPrefix(seg, "─ ") || strings.HasPrefix(seg, "━ ")
+			if isTitle && strings.Contains(seg, label) {
+				return seg
 			}
 		}
 	}
