@@ -93,6 +93,9 @@ func newRootCmd(io *streams) *cobra.Command {
 		newDemoCmd(io),
 		newServeCmd(io),
 		newOpenCmd(io),
+		newApprovalDecisionCmd(io),
+		newUserResponseCmd(io),
+		newWizardCmd(io),
 	)
 	return root
 }
