@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -98,7 +99,12 @@ approval) in the sidecar beside the report, merging with what is there. Only the
 user may grant report authoring: the cockpit's gate writes it from the human's
 answer. Prints {"sidecar": <path>}.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return approval.RunWrite(w, io.Out) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if w.ReportAuthoring != "" && os.Getenv(envSocket) != "" {
+				return fmt.Errorf("--report-authoring is the user's to grant, and this runs inside a cockpit's lead pane; ask the user with `cockpit gate report-authoring --reason-hint <why>`, who answers in the cockpit")
+			}
+			return approval.RunWrite(w, io.Out)
+		},
 	}
 	f := write.Flags()
 	f.StringVar(&w.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve --report inside this project root")

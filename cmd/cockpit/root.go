@@ -96,6 +96,7 @@ func newRootCmd(io *streams) *cobra.Command {
 		newApprovalDecisionCmd(io),
 		newUserResponseCmd(io),
 		newWizardCmd(io),
+		newGateCmd(io),
 	)
 	return root
 }

@@ -378,8 +378,10 @@ func projectRel(root, p string) string {
 
 // WriteRequest is one `user-response write`.
 type WriteRequest struct {
-	// Report is the report the answers belong to; it must exist.
-	Report string
+	// Report is the report the answers belong to; it must exist, unless
+	// ReportPending says the answers come before it (a gate mid-run).
+	Report        string
+	ReportPending bool
 	// ProjectRoot, when set, is what Source Report is relative to; otherwise
 	// the directory holding .okstra in the report's path.
 	ProjectRoot string
@@ -410,7 +412,7 @@ func WriteSidecar(req WriteRequest) (string, error) {
 	if req.Report == "" {
 		return "", &state.Error{Field: "--report", Msg: "is required; pass the report the answers belong to"}
 	}
-	if st, err := os.Stat(req.Report); err != nil || st.IsDir() {
+	if st, err := os.Stat(req.Report); (err != nil && !req.ReportPending) || (err == nil && st.IsDir()) {
 		return "", &state.Error{Field: "--report", Msg: fmt.Sprintf("%s is not a report file; pass the path of an existing final report", req.Report)}
 	}
 	seen := map[string]bool{}
