@@ -137,18 +137,17 @@ type Emulator struct {
 	t tables
 	p parser
 
-	utf8buf   [4]byte
-	utf8n     int // bytes in utf8buf
-	utf8need  int // total bytes the pending rune needs
-	lastCh    rune
-	lastX     int // cell of a last-column print without autowrap, else -1
-	lastY     int
-	joinNext  bool // the last rune was a ZWJ: the next one joins its cluster
-	scratch   []byte
-	replyBuf  []byte
-	cellsBuf  []Cell
-	tmpLines  []line
-	writeHook func()
+	utf8buf  [4]byte
+	utf8n    int // bytes in utf8buf
+	utf8need int // total bytes the pending rune needs
+	lastCh   rune
+	lastX    int // cell of a last-column print without autowrap, else -1
+	lastY    int
+	joinNext bool // the last rune was a ZWJ: the next one joins its cluster
+	scratch  []byte
+	replyBuf []byte
+	cellsBuf []Cell
+	tmpLines []line
 }
 
 var _ term.Emulator = (*Emulator)(nil)

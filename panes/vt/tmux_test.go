@@ -3,6 +3,7 @@ package vt
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The tmux differential tests replay a byte stream into this emulator and
@@ -65,7 +67,11 @@ func (s *tmuxServer) run(args ...string) string {
 }
 
 func (s *tmuxServer) try(args ...string) (string, error) {
-	out, err := exec.Command("tmux", append([]string{"-S", s.sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	// No tmux command here takes long; a hung one fails the test instead of
+	// the whole run.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "tmux", append([]string{"-S", s.sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, out)
 	}
