@@ -81,6 +81,7 @@ func (s *tmuxServer) try(args ...string) (string, error) {
 // tmuxScreen is what tmux shows of a pane.
 type tmuxScreen struct {
 	plain, styled []string
+	history       []string // the last 100 lines above the screen, oldest first
 	x, y          int
 	cursorOn      bool
 }
@@ -102,6 +103,12 @@ func (s *tmuxServer) show(data []byte, cols, rows int) tmuxScreen {
 	var sc tmuxScreen
 	sc.plain = strings.Split(strings.TrimSuffix(s.run("capture-pane", "-p", "-t", name), "\n"), "\n")
 	sc.styled = strings.Split(strings.TrimSuffix(s.run("capture-pane", "-p", "-e", "-t", name), "\n"), "\n")
+	var hs int
+	fmt.Sscanf(s.run("display", "-p", "-t", name, "#{history_size}"), "%d", &hs)
+	if hs = min(hs, 100); hs > 0 {
+		h := strings.TrimSuffix(s.run("capture-pane", "-p", "-S", strconv.Itoa(-hs), "-E", "-1", "-t", name), "\n")
+		sc.history = strings.Split(h, "\n")
+	}
 	var on int
 	fmt.Sscanf(s.run("display", "-p", "-t", name, "#{cursor_x} #{cursor_y} #{cursor_flag}"), "%d %d %d", &sc.x, &sc.y, &on)
 	sc.cursorOn = on == 1
@@ -185,6 +192,21 @@ func diffTmux(tm *tmuxServer, data []byte, cols, rows int) string {
 				styled = sc.styled[y]
 			}
 			d = append(d, fmt.Sprintf("row %d style:\n  vt   %q\n  tmux %q", y, mine[y], styled))
+		}
+	}
+	// The newest scrollback lines against tmux's history.
+	if n := len(sc.history); n > 0 && !e.Modes().AltScreen {
+		if e.ScrollbackLen() < n {
+			d = append(d, fmt.Sprintf("scrollback has %d lines, tmux history %d", e.ScrollbackLen(), n))
+		} else {
+			for k := 0; k < n; k++ {
+				ours := decToASCII(strings.TrimRight(string(e.AppendScrollback(nil, e.ScrollbackLen()-n+k, false)), " "))
+				theirs := decToASCII(strings.TrimRight(sc.history[k], " "))
+				if ours != theirs {
+					d = append(d, fmt.Sprintf("scrollback line -%d:\n  vt   %q\n  tmux %q", n-k, ours, theirs))
+					break
+				}
+			}
 		}
 	}
 	c := e.Cursor()
