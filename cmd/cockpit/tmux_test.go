@@ -182,3 +182,25 @@ func TestDemoScreen(t *testing.T) {
 		t.Fatalf("cockpit demo exited %s after q", code)
 	}
 }
+
+// settle waits, after an action, for the screen to differ from before and
+// then to hold still for a moment: the program has answered the action.
+// An action that changes nothing gives up waiting for the change after 2s.
+func (s *tmuxSession) settle(before string) {
+	s.t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	cur := s.screen()
+	for cur == before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		cur = s.screen()
+	}
+	for stable := 0; stable < 3; {
+		time.Sleep(40 * time.Millisecond)
+		next := s.screen()
+		if next == cur {
+			stable++
+		} else {
+			cur, stable = next, 0
+		}
+	}
+}
