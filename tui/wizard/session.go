@@ -2,7 +2,6 @@ package wizard
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -290,7 +289,22 @@ func (s *Session) Apply(id StepID) error {
 	return nil
 }
 
-var keyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// validKey reports whether s is a task key: a letter or digit, then up to
+// 127 letters, digits, '.', '_' or '-'. (A regexp with {0,127} compiles into
+// 127 copies of its class at every program start.)
+func validKey(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 func (s *Session) validate(id StepID) error {
 	a := &s.A
@@ -300,12 +314,12 @@ func (s *Session) validate(id StepID) error {
 		if a.TaskKey == "" {
 			return s.fail(id, "task_key_empty")
 		}
-		if !keyRE.MatchString(a.TaskKey) {
+		if !validKey(a.TaskKey) {
 			return s.fail(id, "task_key_syntax", "value", a.TaskKey)
 		}
 	case StepTaskGroup:
 		a.TaskGroup = strings.TrimSpace(a.TaskGroup)
-		if a.TaskGroup != "" && !keyRE.MatchString(a.TaskGroup) {
+		if a.TaskGroup != "" && !validKey(a.TaskGroup) {
 			return s.fail(id, "group_syntax", "value", a.TaskGroup)
 		}
 	case StepTaskType:
@@ -338,7 +352,7 @@ func (s *Session) validate(id StepID) error {
 		var keys []string
 		for _, t := range a.RelatedTasks.Tasks {
 			for _, k := range SplitTaskKeys(t) {
-				if !keyRE.MatchString(k) {
+				if !validKey(k) {
 					return s.fail(id, "task_key_syntax", "value", k)
 				}
 				if k == a.TaskKey {
