@@ -22,7 +22,10 @@ var LockTimeout = 30 * time.Second
 // synced, then renamed over path, so a reader or a crash sees the old file or
 // the new one, never half of one.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	if err := renameio.WriteFile(path, data, perm); err != nil {
+	// The temp file goes in the file's own directory: renameio would
+	// otherwise probe $TMPDIR with two test files on every write and, when
+	// it shares the file system, write there instead.
+	if err := renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
