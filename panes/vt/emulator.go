@@ -118,7 +118,10 @@ type Emulator struct {
 	charsets    [4]uint8
 	gl          uint8
 	single      uint8 // single shift (2 or 3) for the next character
-	saved       [2]savedCursor
+	// fancy says printing needs printRune's care: a non-ASCII charset in GL,
+	// a single shift, insert mode or a pending ZWJ (see refreshFancy).
+	fancy bool
+	saved [2]savedCursor
 
 	top, bot int // scroll region, inclusive
 
@@ -207,6 +210,13 @@ func (e *Emulator) reset() {
 	e.p.state = stGround
 	e.utf8n = 0
 	e.markAll()
+	e.refreshFancy()
+}
+
+// refreshFancy recomputes fancy; every path that changes charsets, GL, the
+// single shift, insert mode or joinNext ends by calling it.
+func (e *Emulator) refreshFancy() {
+	e.fancy = e.charsets[e.gl] != csASCII || e.single != 0 || e.insert || e.joinNext
 }
 
 // softReset is DECSTR.

@@ -2,7 +2,9 @@ package vt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -744,4 +746,20 @@ func TestResizeRandom(t *testing.T) {
 	e.Resize(7, 4)
 	e.Resize(30, 4)
 	wantScreen(t, e, "alpha beta gamma delta epsilon", " zeta eta theta", "iota kappa", "")
+}
+
+func TestNonPrintableMask(t *testing.T) {
+	// Every byte value in every position, with printable neighbours and
+	// with a non-printable one below it.
+	for pos := 0; pos < 8; pos++ {
+		for v := 0; v < 256; v++ {
+			b := []byte("abcdefgh")
+			b[pos] = byte(v)
+			m := nonPrintableMask(binary.LittleEndian.Uint64(b))
+			want := v < 0x20 || v >= 0x7f
+			if want && (m == 0 || bits.TrailingZeros64(m)>>3 != pos) || !want && m != 0 {
+				t.Fatalf("byte %#x at %d: mask %#x", v, pos, m)
+			}
+		}
+	}
 }

@@ -29,8 +29,10 @@ func (e *Emulator) execute(b byte) {
 		e.wrapPending = false
 	case 0x0e:
 		e.gl = 1
+		e.refreshFancy()
 	case 0x0f:
 		e.gl = 0
+		e.refreshFancy()
 	}
 }
 
@@ -354,6 +356,7 @@ func (e *Emulator) setAlt(on, clearAlt bool) {
 }
 
 func (e *Emulator) escDispatch(b byte) {
+	defer e.refreshFancy()
 	p := &e.p
 	if p.ninter > 0 {
 		switch p.inter {
@@ -422,6 +425,7 @@ func (e *Emulator) decaln() {
 }
 
 func (e *Emulator) csiDispatch(final byte) {
+	defer e.refreshFancy()
 	p := &e.p
 	if p.ninter == 1 {
 		switch {

@@ -2,16 +2,18 @@ package vt
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
-// hasNonPrintable reports whether any of the 8 bytes in w is below 0x20 or at
-// least 0x7f (SWAR: a borrow or carry sets that byte's top bit). It may
-// report a printable byte as non-printable only after a real one, which the
-// byte loop then finds.
-func hasNonPrintable(w uint64) bool {
+// nonPrintableMask sets the top bit of each of the 8 bytes of w (first byte
+// lowest) that is below 0x20 or at least 0x7f (SWAR: the borrow of w-0x20 or
+// the carry of w+1 reaches the byte's top bit). A borrow or carry can also
+// flag a printable byte, but only one above a byte flagged for real, so the
+// lowest flag is exact.
+func nonPrintableMask(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return ((w-0x20*ones)|(w+0x01*ones)|w)&highs != 0
+	return ((w - 0x20*ones) | (w + 0x01*ones) | w) & highs
 }
 
 // template is the cell the pen prints with (Ch still to be set).
@@ -36,13 +38,19 @@ func (e *Emulator) wrap() {
 // returns its length. This is the hot path: cells are written in bulk.
 func (e *Emulator) printASCII(p []byte) int {
 	n := 0
-	for n+8 <= len(p) && !hasNonPrintable(binary.LittleEndian.Uint64(p[n:])) {
+	for n+8 <= len(p) {
+		if m := nonPrintableMask(binary.LittleEndian.Uint64(p[n:])); m != 0 {
+			// The lowest flagged byte is always a real one.
+			n += bits.TrailingZeros64(m) >> 3
+			goto found
+		}
 		n += 8
 	}
 	for n < len(p) && p[n] >= 0x20 && p[n] < 0x7f {
 		n++
 	}
-	if e.charsets[e.gl] != csASCII || e.single != 0 || e.insert || e.joinNext {
+found:
+	if e.fancy {
 		for _, b := range p[:n] {
 			e.printRune(rune(b))
 		}
@@ -124,7 +132,7 @@ func (e *Emulator) printUTF8(p []byte) int {
 		i += size
 		// The common case, a narrow character with room after it and no
 		// mode in the way, is written here; everything else in printRune.
-		if x := e.x; x < e.cols-1 && !e.wrapPending && !e.joinNext && !e.insert && e.single == 0 && runeWidth(r) == 1 {
+		if x := e.x; x < e.cols-1 && !e.wrapPending && !e.fancy && runeWidth(r) == 1 {
 			ln := e.scr.row(e.y)
 			c := &ln.cells[x]
 			if c.Attr&(AttrWide|AttrWideCont) == 0 {
@@ -191,6 +199,7 @@ var decSpecial = [32]rune{
 
 // printRune prints one rune with charset mapping, width and clusters.
 func (e *Emulator) printRune(r rune) {
+	defer e.refreshFancy()
 	cs := e.charsets[e.gl]
 	if e.single != 0 {
 		cs = e.charsets[e.single]
