@@ -313,3 +313,135 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	}
 	allTerminalWithReasons(t, ts)
 }
+
+// TestOpenShowsWorkersRunningElsewhere starts a cockpit on a run whose
+// batch is already running in another process (worker-dispatch): each live
+// dispatch gets a pane following its log, titled "running elsewhere".
+func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
+	root, env := paneRun(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-4s")
+	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
+	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
+	bg.Dir = root
+	bg.Env = append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
+	if err := bg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Wait()
+	waitFor(t, "the slow worker to start and the quick ones to end", 20*time.Second, func() bool {
+		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.CodexPrompt)), "s")
+		a, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.AntigravityPrompt)), "s")
+		return sc != nil && sc.Status == "started" && a != nil && state.IsTerminal(a.Status)
+	})
+	s := startServe(t, root, env)
+	var opened []string
+	deadline := time.After(10 * time.Second)
+	for len(opened) == 0 {
+		select {
+		case ev := <-s.events:
+			if strings.HasPrefix(ev, "pane-opened") {
+				opened = append(opened, ev)
+			}
+		case <-deadline:
+			t.Fatal("no pane opened for the worker running elsewhere")
+		}
+	}
+	if !strings.Contains(opened[0], "Codex analyser · gpt-6.1-sol · running elsewhere") {
+		t.Fatalf("pane: %s", opened[0])
+	}
+	// Only the live dispatch gets one.
+	select {
+	case ev := <-s.events:
+		if strings.HasPrefix(ev, "pane-opened") {
+			t.Fatalf("a second pane for a finished worker: %s", ev)
+		}
+	case <-time.After(300 * time.Millisecond):
+	}
+	bg.Wait()
+}
+
+// keysOf lists the members of a JSON object, sorted.
+func keysOf(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// TestTeamJSONFields pins the members of every team command's --json
+// output, so machine readers can rely on them.
+func TestTeamJSONFields(t *testing.T) {
+	root, env := paneRun(t)
+	startServe(t, root, env)
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-2s")
+	run := func(args ...string) json.RawMessage {
+		t.Helper()
+		r := cockpit(t, root, env, runArgs(root, append(args, "--json")...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: %s", args, r.stderr)
+		}
+		return json.RawMessage(r.stdout)
+	}
+	expect := func(what string, raw json.RawMessage, want ...string) {
+		t.Helper()
+		if got := keysOf(t, raw); !slices.Equal(got, want) {
+			t.Errorf("%s: members %v, want %v", what, got, want)
+		}
+	}
+	dispatchKeys := []string{"attempt", "backend", "dispatchId", "dispatchKind", "dispatchedAt", "executionLabel", "invocationRef", "logPath", "metadataPath", "model", "paneId", "pid", "promptPath", "provider", "reason", "resultPath", "role", "roleExecutionRef", "status", "statusPath", "workerId"}
+
+	d := run("team", "dispatch", "--jobs-file", fixture.JobsInitial)
+	expect("team dispatch", d, "dispatches", "progressLines")
+	var dv struct {
+		Dispatches    []json.RawMessage `json:"dispatches"`
+		ProgressLines []string          `json:"progressLines"`
+	}
+	json.Unmarshal(d, &dv)
+	if len(dv.Dispatches) != 3 || len(dv.ProgressLines) != 4 {
+		t.Fatalf("team dispatch --json: %s", d)
+	}
+	expect("team dispatch dispatch", dv.Dispatches[0], dispatchKeys...)
+
+	a := run("team", "await")
+	expect("team await", a, "completed", "dispatches", "done", "pending", "progressLines")
+	var av struct {
+		Completed  bool              `json:"completed"`
+		Pending    int               `json:"pending"`
+		Done       int               `json:"done"`
+		Dispatches []json.RawMessage `json:"dispatches"`
+	}
+	json.Unmarshal(a, &av)
+	if !av.Completed || av.Pending != 0 || av.Done != 3 {
+		t.Fatalf("team await --json: %s", a)
+	}
+	settled := append(append([]string(nil), dispatchKeys...), "collectedAt", "exitCode", "settledAt")
+	slices.Sort(settled)
+	expect("team await dispatch", av.Dispatches[0], settled...)
+
+	r := run("team", "reclaim")
+	expect("team reclaim", r, "panes", "progressLine")
+	var rv struct {
+		Panes []json.RawMessage `json:"panes"`
+	}
+	json.Unmarshal(r, &rv)
+	if len(rv.Panes) != 3 {
+		t.Fatalf("team reclaim --json: %s", r)
+	}
+	expect("team reclaim pane", rv.Panes[0], "kind", "paneId")
+	expect("team reclaim --dry-run", run("team", "reclaim", "--dry-run"), "panes")
+	expect("team reclaim --gate", run("team", "reclaim", "--gate"), "panes", "progressLine")
+	expect("team teardown", run("team", "teardown"), "panes")
+	expect("team teardown --dry-run", run("team", "teardown", "--dry-run"), "panes")
+	l := cockpit(t, root, env, runArgs(root, "worker-liveness", "--dispatch-id", "dispatch-001", "--json")...)
+	expect("worker-liveness", json.RawMessage(l.stdout), "dispatchId", "liveness", "pid", "reason", "status")
+	lp := cockpit(t, root, env, runArgs(root, "lead-progress", "append", "--phase", "complete", "--detail", "final-report=x.md")...)
+	expect("lead-progress append", json.RawMessage(lp.stdout), "progressLine")
+}
