@@ -117,6 +117,7 @@ type App struct {
 	geo    geometry
 	scroll scrollState
 
+	snaps   *snapper // nil without a Manager
 	ops     []paneOp // pane I/O waiting for the op command, in order
 	opsBusy bool
 
@@ -159,7 +160,7 @@ func New(cfg Config) *App {
 	if frame <= 0 {
 		frame = DefaultFrame
 	}
-	return &App{
+	a := &App{
 		mgr:          cfg.Manager,
 		actions:      cfg.Actions,
 		keys:         NewKeyMap(cfg.Prefix),
@@ -173,6 +174,10 @@ func New(cfg Config) *App {
 		closed:       make(map[string]bool),
 		showTimeline: !cfg.HideTimeline,
 	}
+	if cfg.Manager != nil {
+		a.snaps = newSnapper(cfg.Manager, frame)
+	}
+	return a
 }
 
 // Stop ends the frame loop. The owner calls it when it ends the program by
@@ -184,7 +189,7 @@ func (a *App) Stop() { a.cancel() }
 // Manager already holds.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{a.cmdSyncPanes()}
-	if !a.manual && a.mgr != nil {
+	if !a.manual && a.snaps != nil {
 		a.framing = true
 		cmds = append(cmds, a.cmdWaitFrame())
 	}

@@ -38,21 +38,22 @@ type closeFailedMsg struct{ err error }
 // tickMsg redraws elapsed times once a second while a dispatch runs.
 type tickMsg struct{}
 
-// cmdWaitFrame waits for the next frame with changed panes and snapshots
-// them: one message per frame, whatever the volume of output. Snapshots are
-// taken here, off the event loop, because a pane's lock may be held by its
-// reader while the emulator digests a large chunk.
+// cmdWaitFrame waits for the next frame with changed panes and returns
+// their snapshots: one message per frame, whatever the volume of output.
+// Snapshots are taken here, off the event loop, by the snapper (see
+// snapshots.go), because a pane's lock may be held by its reader while the
+// emulator digests a large chunk.
 func (a *App) cmdWaitFrame() tea.Cmd {
-	if a.mgr == nil {
+	if a.snaps == nil {
 		return nil
 	}
-	mgr, ctx, frame := a.mgr, a.ctx, a.frame
+	snaps, ctx := a.snaps, a.ctx
 	return func() tea.Msg {
-		ids, err := mgr.WaitDirty(ctx, frame)
+		got, err := snaps.next(ctx)
 		if err != nil {
 			return frameStoppedMsg{}
 		}
-		return framesMsg{snaps: takeSnaps(mgr, ids), loop: true}
+		return framesMsg{snaps: got, loop: true}
 	}
 }
 

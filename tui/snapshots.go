@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/okstra/cockpit/panes"
+)
+
+// snapper takes the snapshots of a frame. Snapshot takes the pane's lock,
+// which the pane's reader holds while the emulator digests a chunk of
+// output; a slow emulator under a flood can hold it for a long time. So
+// every dirty pane is snapshotted in its own goroutine, the frame takes
+// what is ready within a budget, and a snapshot that finishes later goes
+// into the next frame: one busy pane never holds back the others.
+type snapper struct {
+	mgr    *panes.Manager
+	frame  time.Duration
+	budget time.Duration
+
+	mu    sync.Mutex
+	busy  map[string]bool // a Snapshot call for the pane is running
+	again map[string]bool // the pane changed while busy: snapshot it once more
+	cur   *[]paneSnap     // the collecting frame's results, nil between frames
+	late  []paneSnap      // finished after their frame's budget
+	wake  chan struct{}   // holds a value when late is not empty
+	last  time.Time       // when the previous frame was returned
+}
+
+func newSnapper(mgr *panes.Manager, frame time.Duration) *snapper {
+	return &snapper{
+		mgr:    mgr,
+		frame:  frame,
+		budget: frame / 2,
+		busy:   make(map[string]bool),
+		again:  make(map[string]bool),
+		wake:   make(chan struct{}, 1),
+	}
+}
+
+// next blocks until some pane changed (or a late snapshot is ready) and at
+// least a frame passed since the previous call returned, then returns the
+// snapshots of the changed panes: Manager.WaitDirty's rules, plus the late
+// delivery. It never returns an empty frame.
+func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
+	for {
+		select {
+		case <-s.mgr.Dirty():
+		case <-s.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if wait := time.Until(s.last.Add(s.frame)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
+		}
+		snaps := s.take(s.mgr.TakeDirty(nil))
+		if len(snaps) > 0 {
+			s.last = time.Now()
+			return snaps, nil
+		}
+	}
+}
+
+// take snapshots ids concurrently and returns those done within the
+// budget, after the late ones of earlier frames.
+func (s *snapper) take(ids []string) []paneSnap {
+	var got []paneSnap
+	done := make(chan struct{}, len(ids))
+	started := 0
+	s.mu.Lock()
+	s.cur = &got
+	for _, id := range ids {
+		if s.busy[id] {
+			s.again[id] = true
+			continue
+		}
+		p, ok := s.mgr.Get(id)
+		if !ok {
+			continue
+		}
+		s.busy[id] = true
+		started++
+		go s.snap(p, done)
+	}
+	s.mu.Unlock()
+
+	if started > 0 {
+		t := time.NewTimer(s.budget)
+	wait:
+		for range started {
+			select {
+			case <-done:
+			case <-t.C:
+				break wait
+			}
+		}
+		t.Stop()
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = nil
+	out := append(s.late, got...)
+	s.late = nil
+	select {
+	case <-s.wake:
+	default:
+	}
+	return out
+}
+
+// snap snapshots p and hands the result to the collecting frame, or to
+// the next one when the budget is over; when the pane changed while it
+// was busy, it snapshots once more, so no change is left undrawn.
+func (s *snapper) snap(p *panes.Pane, done chan<- struct{}) {
+	id := p.ID()
+	signalled := false
+	for {
+		ps := paneSnap{id: id, snap: p.Snapshot(), events: p.TakeEvents(nil)}
+		s.mu.Lock()
+		if s.cur != nil {
+			*s.cur = appendSnap(*s.cur, ps)
+		} else {
+			s.late = appendSnap(s.late, ps)
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
+		}
+		again := s.again[id]
+		delete(s.again, id)
+		if !again {
+			s.busy[id] = false
+		}
+		s.mu.Unlock()
+		if !signalled {
+			// The frame that started this waits for the first result only.
+			done <- struct{}{}
+			signalled = true
+		}
+		if !again {
+			return
+		}
+	}
+}
+
+// appendSnap adds ps to a frame's snapshots, replacing an older snapshot of the same pane
+// but keeping its events.
+func appendSnap(late []paneSnap, ps paneSnap) []paneSnap {
+	for i := range late {
+		if late[i].id == ps.id {
+			ps.events = append(late[i].events, ps.events...)
+			late[i] = ps
+			return late
+		}
+	}
+	return append(late, ps)
+}
