@@ -12,6 +12,10 @@ import (
 	"github.com/okstra/cockpit/runtime"
 )
 
+// resizeDelay is how long the layout must stay unchanged before the panes
+// are resized to it.
+const resizeDelay = 40 * time.Millisecond
+
 // DefaultFrame is the default frame interval: the screen redraws panes at
 // most this often (about 60 frames a second), however fast they change.
 const DefaultFrame = 16 * time.Millisecond
@@ -90,6 +94,8 @@ type App struct {
 	actions Actions
 	keys    KeyMap
 	st      Styles
+	glyphs  [stateNotRun + 1]styledGlyph
+	attn    string
 	now     func() time.Time
 	frame   time.Duration
 	ctx     context.Context
@@ -116,6 +122,12 @@ type App struct {
 
 	geo    geometry
 	scroll scrollState
+
+	// layoutGen numbers relayouts; resizeArmed is the one a resize timer
+	// waits on; resizeDelay is the debounce (0: resize at once).
+	layoutGen   int
+	resizeArmed int
+	resizeDelay time.Duration
 
 	snaps   *snapper // nil without a Manager
 	ops     []paneOp // pane I/O waiting for the op command, in order
@@ -173,7 +185,9 @@ func New(cfg Config) *App {
 		byID:         make(map[string]*paneView),
 		closed:       make(map[string]bool),
 		showTimeline: !cfg.HideTimeline,
+		resizeDelay:  resizeDelay,
 	}
+	a.glyphs, a.attn = styleGlyphs(a.st)
 	if cfg.Manager != nil {
 		a.snaps = newSnapper(cfg.Manager, frame)
 	}
@@ -241,11 +255,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.notice = msg.err.Error()
 	case tickMsg:
 		a.ticking = false
+	case resizeMsg:
+		a.onResizeTimer(msg)
 	default:
 		return a, nil
 	}
 	a.viewValid = false
-	return a, tea.Batch(cmd, a.cmdApplyOps(), a.cmdTickIfNeeded())
+	return a, tea.Batch(cmd, a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded())
 }
 
 // View draws the screen. The drawing is cached: a View without an Update in

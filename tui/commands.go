@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -112,8 +113,15 @@ type paneOp struct {
 	in         bool
 }
 
-// queue appends an op for the next cmdApplyOps.
-func (a *App) queue(op paneOp) { a.ops = append(a.ops, op) }
+// queue appends an op for the next cmdApplyOps. A resize replaces a
+// pending resize of the same pane: when panes are announced one by one,
+// every announcement changes every size, and only the last one matters.
+func (a *App) queue(op paneOp) {
+	if op.kind == opResize {
+		a.ops = slices.DeleteFunc(a.ops, func(o paneOp) bool { return o.kind == opResize && o.id == op.id })
+	}
+	a.ops = append(a.ops, op)
+}
 
 // cmdApplyOps performs the queued ops unless a batch is still running; the
 // next batch starts when opsDoneMsg arrives.

@@ -84,6 +84,7 @@ func newHarness(t testing.TB, w, h int, opts ...func(*Config)) *harness {
 	}
 	hs.app = New(cfg)
 	hs.app.manual = true
+	hs.app.resizeDelay = 0
 	t.Cleanup(func() {
 		hs.app.Stop()
 		_ = hs.mgr.CloseAll()

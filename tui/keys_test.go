@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ func dryApp(t *testing.T, w, h, workers int) *App {
 	t.Helper()
 	a := New(Config{Now: func() time.Time { return testNow }})
 	a.manual = true
+	a.resizeDelay = 0
 	send(a, tea.WindowSizeMsg{Width: w, Height: h})
 	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
 	for i := range workers {
@@ -153,6 +155,7 @@ func TestModesAndPrefix(t *testing.T) {
 func TestConfiguredPrefix(t *testing.T) {
 	a := New(Config{Prefix: "ctrl+a"})
 	a.manual = true
+	a.resizeDelay = 0
 	send(a, tea.WindowSizeMsg{Width: 80, Height: 24})
 	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
 	keys(a, "enter", "ctrl+b")
@@ -601,5 +604,69 @@ func waitNoGoroutines(t *testing.T, stacks func() string) {
 			t.Fatalf("goroutines left after quit:\n%s", leaked)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestResizeDebounced checks that a burst of layouts (a window being
+// dragged, panes announced one by one) resizes each pane once, to the
+// last layout, after the layout settled.
+func TestResizeDebounced(t *testing.T) {
+	a := New(Config{Now: func() time.Time { return testNow }})
+	a.manual = true
+	// Run each step's commands (the resize timers sleep their delay) but
+	// deliver the timer messages only after the burst, as if it had been
+	// faster than the delay.
+	var fired []resizeMsg
+	var collect func(tea.Cmd)
+	collect = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch m := c().(type) {
+		case tea.BatchMsg:
+			for _, sub := range m {
+				collect(sub)
+			}
+		case resizeMsg:
+			fired = append(fired, m)
+		}
+	}
+	step := func(msg tea.Msg) {
+		_, cmd := a.Update(msg)
+		collect(cmd)
+	}
+	step(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for i := range 4 {
+		step(cockpit.PaneOpened{PaneID: fmt.Sprintf("pane-%d", i+1), Title: "p", Lead: i == 0})
+	}
+	for w := 101; w <= 110; w++ {
+		step(tea.WindowSizeMsg{Width: w, Height: 30})
+	}
+	if len(a.ops) != 0 {
+		t.Fatalf("resized during the burst: %+v", a.ops)
+	}
+	if len(fired) == 0 {
+		t.Fatal("no resize timer armed")
+	}
+	// Only the timer armed by the last layout resizes.
+	for _, m := range fired {
+		a.Update(m)
+	}
+	resized := map[string]int{}
+	for _, op := range a.ops {
+		if op.kind == opResize {
+			resized[op.id]++
+			if pv := a.byID[op.id]; op.cols != pv.rect.W || op.rows != pv.rect.H-1 {
+				t.Fatalf("%s resized to %dx%d, shown at %+v", op.id, op.cols, op.rows, pv.rect)
+			}
+		}
+	}
+	if len(resized) != 4 {
+		t.Fatalf("resized panes: %v, want all 4 once", resized)
+	}
+	for id, n := range resized {
+		if n != 1 {
+			t.Fatalf("%s resized %d times", id, n)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -116,12 +117,22 @@ func (a *App) titleBar(pv *paneView) string {
 		text = ansi.Truncate(label+rest, keep, "…") + tag
 		text = ansi.Truncate(text, avail, "…")
 	}
+	// Styling costs more than everything above; a title whose text did not
+	// change (most of them, most frames) is not styled again.
+	key := text + "\x00" + glyph.plain + "\x00" + strconv.Itoa(w)
+	if focused {
+		key += "\x00f"
+	}
+	if key == pv.titleKey {
+		return pv.titleStr
+	}
 	fill := w - fixed - ansi.StringWidth(text) - 1
 	var b strings.Builder
 	b.WriteString(base.Render(rule + " "))
 	b.WriteString(glyph.styled)
 	b.WriteString(base.Render(" " + text + " " + strings.Repeat(rule, max(fill, 0))))
-	return b.String()
+	pv.titleKey, pv.titleStr = key, b.String()
+	return pv.titleStr
 }
 
 // styledGlyph is a glyph with and without its style.
@@ -130,24 +141,29 @@ type styledGlyph struct{ plain, styled string }
 // glyph is the pane's status glyph, followed by the attention flag when a
 // bell or notification is unseen.
 func (a *App) glyph(pv *paneView) styledGlyph {
-	var g styledGlyph
-	switch pv.state() {
-	case stateDone:
-		g = styledGlyph{glyphDone, a.st.Done.Render(glyphDone)}
-	case stateFailed:
-		g = styledGlyph{glyphFailed, a.st.Failed.Render(glyphFailed)}
-	case stateTimedOut:
-		g = styledGlyph{glyphTimedOut, a.st.TimedOut.Render(glyphTimedOut)}
-	case stateNotRun:
-		g = styledGlyph{glyphNotRun, a.st.NotRun.Render(glyphNotRun)}
-	default:
-		g = styledGlyph{glyphRunning, a.st.Running.Render(glyphRunning)}
-	}
+	g := a.glyphs[pv.state()]
 	if pv.attention {
 		g.plain += glyphAttention
-		g.styled += a.st.Attention.Render(glyphAttention)
+		g.styled += a.attn
 	}
 	return g
+}
+
+// styleGlyphs renders every glyph once.
+func styleGlyphs(st Styles) (glyphs [stateNotRun + 1]styledGlyph, attn string) {
+	for s, gs := range map[paneState]struct {
+		g     string
+		style lipgloss.Style
+	}{
+		stateRunning:  {glyphRunning, st.Running},
+		stateDone:     {glyphDone, st.Done},
+		stateFailed:   {glyphFailed, st.Failed},
+		stateTimedOut: {glyphTimedOut, st.TimedOut},
+		stateNotRun:   {glyphNotRun, st.NotRun},
+	} {
+		glyphs[s] = styledGlyph{gs.g, gs.style.Render(gs.g)}
+	}
+	return glyphs, st.Attention.Render(glyphAttention)
 }
 
 // exitText says how a pane's program ended.

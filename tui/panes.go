@@ -44,6 +44,10 @@ type paneView struct {
 	fit    []string
 	fitSrc []string
 	fitW   int
+
+	// titleKey is the plain text the cached title bar titleStr was drawn
+	// from.
+	titleKey, titleStr string
 }
 
 // label is the pane's name in titles, tabs and notices.

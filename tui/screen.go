@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -27,9 +28,10 @@ const (
 )
 
 // relayout places the header, the panes, the timeline and the status line
-// for the current size, panes, focus and zoom, and queues a resize for
-// every shown pane whose content size changed. Hidden panes keep their
-// size, as tmux leaves panes alone while another is zoomed.
+// for the current size, panes, focus and zoom, and arranges for every shown
+// pane whose content size changed to be resized (see resizePanes). Hidden
+// panes keep their size, as tmux leaves panes alone while another is
+// zoomed.
 func (a *App) relayout() {
 	g := geometry{header: -1, status: -1}
 	w, h := a.width, a.height
@@ -64,6 +66,19 @@ func (a *App) relayout() {
 		}
 	}
 	a.geo = g
+	a.layoutGen++
+	if a.resizeDelay <= 0 {
+		a.resizePanes()
+	}
+}
+
+// resizeMsg says the layout may have settled: no relayout happened since
+// the one numbered gen.
+type resizeMsg struct{ gen int }
+
+// resizePanes queues a resize for every shown pane whose content size is
+// not the one last asked of it.
+func (a *App) resizePanes() {
 	for _, pv := range a.panes {
 		in := pv.rect.inner()
 		if in.W <= 0 || in.H <= 0 || (in.W == pv.sizedCols && in.H == pv.sizedRows) {
@@ -72,6 +87,39 @@ func (a *App) relayout() {
 		pv.sizedCols, pv.sizedRows = in.W, in.H
 		a.queue(paneOp{kind: opResize, id: pv.id, cols: in.W, rows: in.H})
 	}
+}
+
+// cmdResizeLater debounces resizes: they are sent once the layout has not
+// changed for resizeDelay. Resizing is not free for a pane (the emulator
+// reflows its history, the program redraws), and layouts come in bursts:
+// the engine announces a batch of panes one by one, a terminal window
+// being dragged sends a size per step.
+func (a *App) cmdResizeLater() tea.Cmd {
+	if a.resizeDelay <= 0 || a.resizeArmed == a.layoutGen || !a.resizeNeeded() {
+		return nil
+	}
+	a.resizeArmed = a.layoutGen
+	gen := a.layoutGen
+	return tea.Tick(a.resizeDelay, func(time.Time) tea.Msg { return resizeMsg{gen: gen} })
+}
+
+// onResizeTimer resizes the panes if the layout stayed as it was when the
+// timer was armed; otherwise a newer timer is (or will be) running.
+func (a *App) onResizeTimer(m resizeMsg) {
+	if m.gen == a.layoutGen {
+		a.resizePanes()
+	}
+}
+
+// resizeNeeded reports whether a shown pane's size is not the one asked.
+func (a *App) resizeNeeded() bool {
+	for _, pv := range a.panes {
+		in := pv.rect.inner()
+		if in.W > 0 && in.H > 0 && (in.W != pv.sizedCols || in.H != pv.sizedRows) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *App) layoutPanes(area rect) layoutOut {

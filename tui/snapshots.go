@@ -60,9 +60,12 @@ func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 				return nil, ctx.Err()
 			}
 		}
+		// The frame clock runs from the start of a frame, so the time the
+		// screen spends drawing one overlaps the wait for the next.
+		start := time.Now()
 		snaps := s.take(s.mgr.TakeDirty(nil))
 		if len(snaps) > 0 {
-			s.last = time.Now()
+			s.last = start
 			return snaps, nil
 		}
 	}
