@@ -108,10 +108,15 @@ type tables struct {
 	extraIdx   map[extra]uint16
 }
 
+// Caps that bound what hostile or broken output can make the tables hold
+// (about 2 MB of clusters, 8 MB of links): past them new entries are not
+// kept (a mark or link is dropped, never the text).
 const (
-	maxClusters = 1 << 20
-	maxLinks    = 1 << 15
-	maxExtras   = 1 << 15
+	maxClusters   = 1 << 16
+	maxClusterLen = 32 // bytes of one grapheme cluster
+	maxLinks      = 1 << 12
+	maxLinkLen    = 2048 // bytes of params plus URL
+	maxExtras     = 1 << 15
 )
 
 func (t *tables) init() {
@@ -128,7 +133,7 @@ func (t *tables) cluster(b []byte) (rune, bool) {
 	if id, ok := t.clusterIdx[string(b)]; ok {
 		return id, true
 	}
-	if len(t.clusters) >= maxClusters {
+	if len(t.clusters) >= maxClusters || len(b) > maxClusterLen {
 		return 0, false
 	}
 	id := rune(len(t.clusters))
@@ -142,7 +147,7 @@ func (t *tables) link(l link) uint16 {
 	if id, ok := t.linkIdx[l]; ok {
 		return id
 	}
-	if len(t.links) >= maxLinks {
+	if len(t.links) >= maxLinks || len(l.params)+len(l.url) > maxLinkLen {
 		return 0
 	}
 	id := uint16(len(t.links))

@@ -763,3 +763,23 @@ func TestNonPrintableMask(t *testing.T) {
 		}
 	}
 }
+
+func TestTableCaps(t *testing.T) {
+	e := New(10, 1)
+	feed(t, e, "e"+strings.Repeat("\u0301", 1000)+"x")
+	if c := e.CellText(e.Cell(0, 0)); len(c) > maxClusterLen || !strings.HasPrefix(c, "e\u0301") {
+		t.Fatalf("cluster kept %d bytes: %q", len(c), c)
+	}
+	wantCursor(t, e, 2, 0)
+	long := strings.Repeat("u", maxLinkLen+1)
+	feed(t, e, "\r\x1b]8;;"+long+"\x1b\\L\x1b]8;;\x1b\\")
+	if _, _, url := e.CellStyle(e.Cell(0, 0)); url != "" {
+		t.Fatalf("over-long link kept (%d bytes)", len(url))
+	}
+	for i := 0; i < maxLinks+10; i++ {
+		feed(t, e, fmt.Sprintf("\r\x1b]8;;u%d\x1b\\L\x1b]8;;\x1b\\", i))
+	}
+	if len(e.t.links) > maxLinks {
+		t.Fatalf("%d links kept, cap %d", len(e.t.links), maxLinks)
+	}
+}
