@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/ptyio"
 	"github.com/okstra/cockpit/panes/refvt"
 	"github.com/okstra/cockpit/panes/term"
 )
@@ -191,14 +191,14 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 	if p.syncTimeout <= 0 {
 		p.syncTimeout = DefaultSyncTimeout
 	}
-	master, tty, err := openPTY()
+	master, tty, err := ptyio.Open()
 	if err != nil {
 		return nil, err
 	}
 	p.master = master
 	// The size is set before the program starts so its first look at the
 	// terminal already sees it.
-	if err := setWinsize(master, cols, rows); err != nil {
+	if err := ptyio.SetSize(master, cols, rows); err != nil {
 		_ = master.Close()
 		_ = tty.Close()
 		return nil, fmt.Errorf("start pane: %w", err)
@@ -233,61 +233,6 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 	go p.writeLoop()
 	go p.waitLoop()
 	return p, nil
-}
-
-// openPTY opens a PTY pair and returns a master the runtime poller manages.
-// creack/pty leaves the master in blocking mode, and a goroutine blocked in
-// read(2) on it cannot be woken by Close; a non-blocking duplicate can, which
-// is what lets Close end the reader and writer without leaking them.
-func openPTY() (master, tty *os.File, err error) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		return nil, nil, fmt.Errorf("open pty: %w", err)
-	}
-	rc, err := ptmx.SyscallConn()
-	if err != nil {
-		_ = ptmx.Close()
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("open pty: %w", err)
-	}
-	fd := -1
-	var dupErr error
-	if err := rc.Control(func(f uintptr) {
-		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil {
-		dupErr = err
-	}
-	_ = ptmx.Close()
-	if dupErr != nil {
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("dup pty master: %w", dupErr)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("set pty master non-blocking: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "/dev/ptmx"), tty, nil
-}
-
-// setWinsize sets the PTY size through the poller-managed descriptor; calling
-// Fd (as pty.Setsize does) would switch it back to blocking mode.
-func setWinsize(f *os.File, cols, rows int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("set pty size: %w", err)
-	}
-	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
-	var ioErr error
-	if err := rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws)
-	}); err != nil {
-		return fmt.Errorf("set pty size: %w", err)
-	}
-	if ioErr != nil {
-		return fmt.Errorf("set pty size: %w", ioErr)
-	}
-	return nil
 }
 
 // foregroundGroup returns the PTY's foreground process group, or 0.
@@ -737,7 +682,7 @@ func (p *Pane) Resize(cols, rows int) error {
 	// must land on a screen of the new size.
 	p.emu.Resize(cols, rows)
 	p.seq++
-	err := setWinsize(p.master, cols, rows)
+	err := ptyio.SetSize(p.master, cols, rows)
 	p.mu.Unlock()
 	p.markDirty()
 	if err != nil {

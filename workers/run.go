@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/ptyio"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -115,12 +115,12 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		return code
 	}
 
-	master, tty, err := openPTY()
+	master, tty, err := ptyio.Open()
 	if err != nil {
 		return finish(StatusError, exitOSErr, err.Error())
 	}
 	defer master.Close()
-	if err := setWinsize(master, cols, rows); err != nil {
+	if err := ptyio.SetSize(master, cols, rows); err != nil {
 		_ = tty.Close()
 		return finish(StatusError, exitOSErr, err.Error())
 	}
@@ -229,7 +229,7 @@ loop:
 			signalGroup(child, syscall.SIGKILL)
 		case <-winch:
 			if c, r, ok := termSize(stdout); ok {
-				_ = setWinsize(master, c, r)
+				_ = ptyio.SetSize(master, c, r)
 			}
 		case <-waited:
 			break loop
@@ -432,58 +432,4 @@ func termSize(w io.Writer) (cols, rows int, ok bool) {
 		return 0, 0, false
 	}
 	return int(ws.Col), int(ws.Row), true
-}
-
-// openPTY opens a PTY pair whose master the runtime poller manages, so reads
-// honour deadlines and Close wakes a blocked reader. creack/pty leaves the
-// master blocking; a non-blocking duplicate is what the poller can use.
-func openPTY() (master, tty *os.File, err error) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		return nil, nil, fmt.Errorf("open pty: %w", err)
-	}
-	rc, err := ptmx.SyscallConn()
-	if err != nil {
-		_ = ptmx.Close()
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("open pty: %w", err)
-	}
-	fd := -1
-	var dupErr error
-	if err := rc.Control(func(f uintptr) {
-		fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil {
-		dupErr = err
-	}
-	_ = ptmx.Close()
-	if dupErr != nil {
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("dup pty master: %w", dupErr)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
-		_ = tty.Close()
-		return nil, nil, fmt.Errorf("set pty master non-blocking: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "/dev/ptmx"), tty, nil
-}
-
-// setWinsize sets the PTY size through the poller-managed descriptor; the
-// kernel then sends SIGWINCH to the CLI's foreground group.
-func setWinsize(f *os.File, cols, rows int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("set pty size: %w", err)
-	}
-	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
-	var ioErr error
-	if err := rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws)
-	}); err != nil {
-		return fmt.Errorf("set pty size: %w", err)
-	}
-	if ioErr != nil {
-		return fmt.Errorf("set pty size: %w", ioErr)
-	}
-	return nil
 }
