@@ -60,36 +60,46 @@ func demoRun(io *streams, o *demoOptions) error {
 	return demoHeadless(io, o)
 }
 
-// demoDir makes the throwaway project and returns it with a cleanup.
-func demoDir(io *streams, o *demoOptions) (dir, root string, cleanup func(), err error) {
-	dir, err = os.MkdirTemp("", "cockpit-demo-")
+// demoSetup lays out the throwaway demo run in a new temp dir and returns
+// it with the cockpit binary and a cleanup that removes the dir (unless
+// --keep).
+type demoSetup struct {
+	self, dir, root string
+	run             *state.Run
+	cleanup         func()
+}
+
+func newDemo(io *streams, o *demoOptions) (*demoSetup, error) {
+	self, err := selfPath()
 	if err != nil {
-		return "", "", nil, err
+		return nil, err
 	}
-	cleanup = func() {
+	dir, err := os.MkdirTemp("", "cockpit-demo-")
+	if err != nil {
+		return nil, err
+	}
+	d := &demoSetup{self: self, dir: dir, root: filepath.Join(dir, "project")}
+	d.cleanup = func() {
 		if o.keep {
 			fmt.Fprintf(io.Err, "kept the demo run in %s\n", dir)
 			return
 		}
 		os.RemoveAll(dir)
 	}
-	return dir, filepath.Join(dir, "project"), cleanup, nil
+	if d.run, err = runtime.MakeDemoRun(d.root, o.backend); err != nil {
+		d.cleanup()
+		return nil, err
+	}
+	return d, nil
 }
 
 func demoHeadless(io *streams, o *demoOptions) error {
-	self, err := selfPath()
+	d, err := newDemo(io, o)
 	if err != nil {
 		return err
 	}
-	dir, root, cleanup, err := demoDir(io, o)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	run, err := runtime.MakeDemoRun(root, o.backend)
-	if err != nil {
-		return err
-	}
+	defer d.cleanup()
+	self, dir, root, run := d.self, d.dir, d.root, d.run
 	start := time.Now()
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -227,22 +237,14 @@ func isTerminal(f *os.File) bool {
 // team commands, so the panes, counts and checkpoints on screen are the
 // ones a real run shows.
 func demoScreen(io *streams, o *demoOptions) error {
-	self, err := selfPath()
+	d, err := newDemo(io, o)
 	if err != nil {
 		return err
 	}
-	dir, root, cleanup, err := demoDir(io, o)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	run, err := runtime.MakeDemoRun(root, o.backend)
-	if err != nil {
-		return err
-	}
+	defer d.cleanup()
 	cp, err := runtime.StartCockpit(runtime.CockpitConfig{
-		Run: run, Self: self, Socket: filepath.Join(dir, "cockpit.sock"),
-		Lead: []string{self, "demo", "lead"},
+		Run: d.run, Self: d.self, Socket: filepath.Join(d.dir, "cockpit.sock"),
+		Lead: []string{d.self, "demo", "lead"},
 	})
 	if err != nil {
 		return err
