@@ -159,7 +159,7 @@ type driver struct {
 	close  func()
 }
 
-func startDriver(b *testing.B, app *App, program bool) *driver {
+func startDriver(b *testing.B, app *App, program bool, fps int) *driver {
 	if !program {
 		l := newLoop(app)
 		l.start()
@@ -169,7 +169,7 @@ func startDriver(b *testing.B, app *App, program bool) *driver {
 	var frames, ui atomic.Int64
 	prog := tea.NewProgram(counting{app, &frames, &ui},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(240, 80),
-		tea.WithoutSignalHandler(), tea.WithColorProfile(colorprofile.TrueColor))
+		tea.WithoutSignalHandler(), tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(fps))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -212,6 +212,19 @@ func openPanes(b *testing.B, mgr *panes.Manager, d *driver, n int, args ...strin
 	}
 }
 
+// variants are the ways the benchmarks drive the App: the model alone in
+// loop, and a real bubbletea program at its default renderer rate (60)
+// and at 30 frames a second.
+var variants = []struct {
+	name    string
+	program bool
+	fps     int
+}{
+	{"model", false, 0},
+	{"program", true, 0},
+	{"program-fps30", true, 30},
+}
+
 // genBytes sums what the generators wrote so far.
 func genBytes(dir string, n int) int64 {
 	var sum int64
@@ -226,17 +239,13 @@ func genBytes(dir string, n int) int64 {
 // BenchmarkScreen: 64 panes at 240×80, each running a generator of ~1 MB/s
 // of coloured log lines; one iteration is one frame.
 func BenchmarkScreen(b *testing.B) {
-	for _, program := range []bool{false, true} {
-		name := "model"
-		if program {
-			name = "program"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
 			const n = 64
 			dir := b.TempDir()
 			mgr := panes.NewManager()
 			app := New(Config{Manager: mgr})
-			d := startDriver(b, app, program)
+			d := startDriver(b, app, v.program, v.fps)
 			openPanes(b, mgr, d, n, "gen", strconv.Itoa(1<<20), filepath.Join(dir, "gen-%d"))
 			// Let the layout settle and the generators get going.
 			time.Sleep(1500 * time.Millisecond)
@@ -268,16 +277,12 @@ func BenchmarkScreen(b *testing.B) {
 // iteration is 100 ms of wall time. An idle screen should cost nothing:
 // no frame, no timer of its own.
 func BenchmarkIdle(b *testing.B) {
-	for _, program := range []bool{false, true} {
-		name := "model"
-		if program {
-			name = "program"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
 			const n = 16
 			mgr := panes.NewManager()
 			app := New(Config{Manager: mgr})
-			d := startDriver(b, app, program)
+			d := startDriver(b, app, v.program, v.fps)
 			openPanes(b, mgr, d, n, "static", "IDLE-%d")
 			time.Sleep(1500 * time.Millisecond)
 

@@ -50,7 +50,7 @@ func (a *App) cmdWaitFrame() tea.Cmd {
 	}
 	snaps, ctx := a.snaps, a.ctx
 	return func() tea.Msg {
-		got, err := snaps.next(ctx)
+		got, err := snaps.nextFrame(ctx)
 		if err != nil {
 			return frameStoppedMsg{}
 		}

@@ -498,6 +498,23 @@ func TestViewCached(t *testing.T) {
 	}
 }
 
+// viewSpy keeps the last view the program drew.
+type viewSpy struct {
+	*App
+	last *atomic.Value
+}
+
+func (v viewSpy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := v.App.Update(msg)
+	return v, cmd
+}
+
+func (v viewSpy) View() tea.View {
+	view := v.App.View()
+	v.last.Store(view.Content)
+	return view
+}
+
 // lockedBuffer is a bytes.Buffer the renderer writes while the test reads.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -530,7 +547,9 @@ func TestProgramQuit(t *testing.T) {
 		Actions: Actions{Quit: func() { quits.Add(1) }},
 	})
 	out := &lockedBuffer{}
-	prog := tea.NewProgram(app,
+	var screenNow atomic.Value
+	screenNow.Store("")
+	prog := tea.NewProgram(viewSpy{app, &screenNow},
 		tea.WithInput(nil), tea.WithOutput(out), tea.WithWindowSize(100, 30),
 		tea.WithoutSignalHandler(), tea.WithColorProfile(colorprofile.TrueColor))
 	done := make(chan error, 1)
@@ -547,9 +566,11 @@ func TestProgramQuit(t *testing.T) {
 	}
 	prog.Send(cockpit.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "WORKER", status: "in-progress", ago: time.Minute})})
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "WORKER size=49x") {
+	// The renderer writes differences, so the screen is read from the
+	// views it was given.
+	for !strings.Contains(ansi.Strip(screenNow.Load().(string)), "WORKER size=49x") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the worker's frame was never drawn; output:\n%q", out.String())
+			t.Fatalf("the worker's frame was never drawn; screen:\n%s", ansi.Strip(screenNow.Load().(string)))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

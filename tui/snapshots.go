@@ -19,6 +19,14 @@ type snapper struct {
 	frame  time.Duration
 	budget time.Duration
 
+	// The producer prepares the next frame while the screen draws the
+	// current one (see run): ready holds a prepared frame, readySig holds a
+	// value while it does, takenSig tells the producer it was taken.
+	once     sync.Once
+	ready    []paneSnap
+	readySig chan struct{}
+	takenSig chan struct{}
+
 	mu    sync.Mutex
 	busy  map[string]bool // a Snapshot call for the pane is running
 	again map[string]bool // the pane changed while busy: snapshot it once more
@@ -36,6 +44,55 @@ func newSnapper(mgr *panes.Manager, frame time.Duration) *snapper {
 		busy:   make(map[string]bool),
 		again:  make(map[string]bool),
 		wake:   make(chan struct{}, 1),
+
+		readySig: make(chan struct{}, 1),
+		takenSig: make(chan struct{}, 1),
+	}
+}
+
+// nextFrame returns the next frame: the one prepared meanwhile if there is
+// one, else the first one ready. The first call starts the producer, which
+// ends with ctx.
+func (s *snapper) nextFrame(ctx context.Context) ([]paneSnap, error) {
+	s.once.Do(func() { go s.run(ctx) })
+	select {
+	case <-s.readySig:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.mu.Lock()
+	got := s.ready
+	s.ready = nil
+	s.mu.Unlock()
+	select {
+	case s.takenSig <- struct{}{}:
+	default:
+	}
+	return got, nil
+}
+
+// run is the producer. It prepares frame n+1 (waits for changes, takes
+// the snapshots) while the screen draws frame n, and hands it over once
+// frame n was taken. So the time a frame spends going through bubbletea
+// (command goroutine, message queue, Update, View) overlaps the wait for
+// the next one instead of adding to the frame interval, and at most one
+// frame waits, so a slow screen costs no extra snapshots.
+func (s *snapper) run(ctx context.Context) {
+	snaps, err := s.next(ctx)
+	for err == nil {
+		s.mu.Lock()
+		s.ready = snaps
+		s.mu.Unlock()
+		s.readySig <- struct{}{}
+		snaps, err = s.next(ctx)
+		if err != nil {
+			return
+		}
+		select {
+		case <-s.takenSig:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
