@@ -126,6 +126,7 @@ type paneSnap struct {
 
 // onFrames takes the snapshots of a frame and asks for the next one.
 func (a *App) onFrames(msg framesMsg) tea.Cmd {
+	scrolled := false
 	for _, ps := range msg.snaps {
 		if a.closed[ps.id] {
 			continue
@@ -141,6 +142,7 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 		a.onEvents(pv, ps.events)
 		if a.mode == modeScroll && a.scroll.id == pv.id {
 			a.followScroll(pv, prevSB)
+			scrolled = true
 		}
 	}
 	var cmds []tea.Cmd
@@ -151,7 +153,7 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 			cmds = append(cmds, a.cmdWaitFrame())
 		}
 	}
-	if a.mode == modeScroll {
+	if scrolled {
 		cmds = append(cmds, a.cmdFetchScroll())
 	}
 	return tea.Batch(cmds...)
