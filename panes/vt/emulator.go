@@ -214,7 +214,8 @@ func (e *Emulator) reset() {
 }
 
 // refreshFancy recomputes fancy; every path that changes charsets, GL, the
-// single shift, insert mode or joinNext ends by calling it.
+// single shift, insert mode or joinNext ends by calling it (escDispatch,
+// SO/SI, IRM, DECRC/restore, DECSTR, RIS, printRune).
 func (e *Emulator) refreshFancy() {
 	e.fancy = e.charsets[e.gl] != csASCII || e.single != 0 || e.insert || e.joinNext
 }
@@ -229,6 +230,7 @@ func (e *Emulator) softReset() {
 	e.gl, e.single = 0, 0
 	e.saved[e.screenIndex()] = savedCursor{}
 	e.wrapPending = false
+	e.refreshFancy()
 }
 
 func (e *Emulator) resetTabs() {

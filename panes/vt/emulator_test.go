@@ -290,6 +290,14 @@ func TestDECSpecialGraphics(t *testing.T) {
 	e := New(10, 2)
 	feed(t, e, "\x1b(0lqk\x1b(Bq\r\n\x1b)0\x0exq\x0fx")
 	wantScreen(t, e, "┌─┐q", "│─x")
+	// The charsets travel with DECSC/DECRC (ESC 7/8 and CSI s/u); DECSTR
+	// and RIS reset them.
+	e = New(12, 1)
+	feed(t, e, "\x1b(0\x1b7\x1b(Bq\x1b8q\x1b(B\x1b[s\x1b(0\x1b[uq\x1b(0\x1b[!pq")
+	wantScreen(t, e, "─qq")
+	e = New(12, 1)
+	feed(t, e, "\x1b(0q\x1bcq")
+	wantScreen(t, e, "q")
 }
 
 func TestSGR(t *testing.T) {

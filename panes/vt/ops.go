@@ -327,6 +327,7 @@ func (e *Emulator) restoreCursor() {
 		e.origin = false
 		e.charsets = [4]uint8{}
 		e.gl = 0
+		e.refreshFancy()
 		return
 	}
 	e.setCursor(s.x, s.y)
@@ -334,6 +335,7 @@ func (e *Emulator) restoreCursor() {
 	e.pen = s.pen
 	e.charsets, e.gl = s.charsets, s.gl
 	e.origin = s.origin
+	e.refreshFancy()
 }
 
 // setAlt switches between the normal and the alternate screen.
@@ -425,7 +427,6 @@ func (e *Emulator) decaln() {
 }
 
 func (e *Emulator) csiDispatch(final byte) {
-	defer e.refreshFancy()
 	p := &e.p
 	if p.ninter == 1 {
 		switch {
@@ -573,6 +574,7 @@ func (e *Emulator) csiDispatch(final byte) {
 			switch p.params[i] {
 			case 4:
 				e.insert = final == 'h'
+				e.refreshFancy()
 			case 20:
 				e.lnm = final == 'h'
 			}
