@@ -112,6 +112,7 @@ var xvtBugs = []struct {
 	{"ED 2 ignores the current background", "\x1b[44m\x1b[2J", 3, 2, "\x1b[0;44m   \x1b[0m\n\x1b[0;44m   \x1b[0m @0,0", "\n @0,0"},
 	{"EL 2 keeps a pending wrap", "abcde\x1b[2KX", 5, 3, "    X\n\n @4,0", "\nX\n @1,1"},
 	{"DECRC keeps a pending wrap", "abcde\x1b8X", 5, 3, "Xbcde\n\n @1,0", "abcde\nX\n @1,1"},
+	{"DECSC does not save a pending wrap", "abcde\x1b7\x1b[H\x1b8X", 5, 3, "abcde\nX\n @1,1", "abcdX\n\n @4,0"},
 	{"DCH does nothing outside the scroll region", "\x1b[2;3r\x1b[1;1Habc\r\x1b[P", 5, 5, "bc\n\n\n\n @0,0", "abc\n\n\n\n @0,0"},
 	{"a wide char ending in the last column sets no pending wrap", "abc漢X", 5, 3, "abc漢\nX\n @1,1", "abc X\n\n @4,0"},
 	{"the scroll region belongs to one screen", "top\x1b[?1049h\x1b[2;3r\x1b[?1049l\x1b[5;1H\nX", 5, 5, "top\n\n\n\nX @1,4", "\n\n\n\nX @1,4"},

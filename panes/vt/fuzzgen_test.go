@@ -24,7 +24,7 @@ func fuzzStream(in []byte, xvtSafe bool) []byte {
 	if xvtSafe {
 		shadow = New(fuzzCols, fuzzRows)
 	}
-	printed, ascii := false, false
+	printed, ascii, marks := false, false, 0
 	next := func() int {
 		if len(in) == 0 {
 			return 0
@@ -50,7 +50,9 @@ func fuzzStream(in []byte, xvtSafe bool) []byte {
 					continue
 				}
 			case 9:
-				if !printed {
+				// Marks only after a character, and few enough to stay under
+				// the cluster cap (maxClusterLen), which x/vt does not have.
+				if !printed || marks >= 8 {
 					continue
 				}
 			case 7:
@@ -60,9 +62,13 @@ func fuzzStream(in []byte, xvtSafe bool) []byte {
 				if !shadow.wrapPending && shadow.Cell(shadow.x+1, shadow.y).Attr&AttrWide != 0 {
 					continue
 				}
-			case 13, 21:
+			case 13:
 				if shadow.wrapPending {
 					continue
+				}
+			case 21:
+				if shadow.wrapPending || shadow.saved[shadow.screenIndex()].wrapPending {
+					continue // x/vt's DECSC does not keep a pending wrap
 				}
 			case 22:
 				if shadow.y < shadow.top || shadow.y > shadow.bot {
@@ -80,6 +86,11 @@ func fuzzStream(in []byte, xvtSafe bool) []byte {
 		}
 		printed = tok <= 2 || tok == 7 || tok == 8 || tok == 9
 		ascii = tok <= 2
+		if tok == 9 {
+			marks++
+		} else {
+			marks = 0
+		}
 		switch tok {
 		case 0, 1, 2:
 			n := 1 + next()%12
