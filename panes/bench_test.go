@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/okstra/cockpit/panes/refvt"
 	"github.com/okstra/cockpit/panes/term"
 )
 
@@ -14,7 +15,8 @@ var benchEmulators = []struct {
 	name string
 	new  func(cols, rows int) term.Emulator
 }{
-	{"refvt", nil},
+	{"vt", nil},
+	{"refvt", func(cols, rows int) term.Emulator { return refvt.New(cols, rows) }},
 	{"null", func(cols, rows int) term.Emulator { return &nullEmulator{cols: cols, rows: rows} }},
 }
 

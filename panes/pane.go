@@ -14,13 +14,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/internal/ptyio"
-	"github.com/okstra/cockpit/panes/refvt"
 	"github.com/okstra/cockpit/panes/term"
+	"github.com/okstra/cockpit/panes/vt"
 )
 
 // DefaultEmulator builds the emulator of a pane whose Config leaves
 // NewEmulator nil.
-var DefaultEmulator func(cols, rows int) term.Emulator = refvt.New
+var DefaultEmulator func(cols, rows int) term.Emulator = func(cols, rows int) term.Emulator {
+	return vt.New(cols, rows)
+}
 
 const (
 	// DefaultCloseGrace is how long Close waits after each signal before
@@ -223,7 +225,7 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 	p.cmd = cmd
 	p.pid = cmd.Process.Pid
 	// The emulator is built only now that nothing can fail, as it may own
-	// resources (refvt runs a goroutine) that only Close releases; output
+	// resources that only Close releases; output
 	// the program writes meanwhile waits in the PTY.
 	p.emu = newEmu(cols, rows)
 	p.emu.SetCallbacks(p.reply, p.event)
