@@ -119,6 +119,8 @@ type App struct {
 	showHelp     bool
 	confirm      *confirmation
 	notice       string
+	gate         *gateDialog     // the open gate dialog, nil when closed
+	gatesSeen    map[string]bool // gates already opened or announced once
 
 	geo    geometry
 	scroll scrollState
@@ -184,6 +186,7 @@ func New(cfg Config) *App {
 		leadPane:     cfg.LeadPane,
 		byID:         make(map[string]*paneView),
 		closed:       make(map[string]bool),
+		gatesSeen:    make(map[string]bool),
 		showTimeline: !cfg.HideTimeline,
 		resizeDelay:  resizeDelay,
 	}
@@ -237,7 +240,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = a.onKey(msg)
 	case tea.PasteMsg:
-		if a.mode == modeInput {
+		if a.gate != nil {
+			a.onGatePaste(msg.Content)
+		} else if a.mode == modeInput {
 			if pv := a.focused(); pv != nil {
 				a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
 			}
@@ -251,6 +256,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case scrollLinesMsg:
 		a.onScrollLines(msg)
+	case gateAnsweredMsg:
+		a.onGateAnswered(msg)
 	case closeFailedMsg:
 		a.notice = msg.err.Error()
 	case tickMsg:

@@ -25,7 +25,12 @@ func (k KeyMap) helpSections() []helpSection {
 			{"←↓↑→ hjkl", "move focus"},
 			{"tab/S-tab", "next / previous pane"},
 			row(k.Jump), row(k.Enter), row(k.Zoom), row(k.Scroll),
-			row(k.Timeline), row(k.Close), row(k.Quit), row(k.Help),
+			row(k.Timeline), row(k.Close), row(k.Gate), row(k.Quit), row(k.Help),
+		}},
+		{"Gate dialog", []helpRow{
+			{"↑↓ 1-9", "choose an answer"},
+			{"tab", "write the note / reason"},
+			{"enter", "answer · esc: later"},
 		}},
 		{"Typing into a pane", []helpRow{
 			row(k.Prefix),
@@ -69,7 +74,7 @@ func (a *App) helpBox() []string {
 	body := render(sections)
 	// Title, blank, body, blank, hint, and the border: 6 rows around body.
 	if strings.Count(body, "\n")+1+6 > a.height {
-		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:1]), "   ", render(sections[1:]))
+		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:2]), "   ", render(sections[2:]))
 	}
 	content := a.st.HelpTitle.Render("cockpit keys") + "\n\n" + body + "\n\n" + a.st.Hint.Render("any key closes this help")
 	return strings.Split(a.st.HelpBox.Render(content), "\n")

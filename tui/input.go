@@ -23,6 +23,9 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.confirm != nil {
 		return a.onConfirmKey(msg)
 	}
+	if a.gate != nil {
+		return a.onGateKey(msg)
+	}
 	switch a.mode {
 	case modeInput:
 		return a.onInputKey(msg)
@@ -65,6 +68,8 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, km.Help):
 		a.showHelp = true
+	case key.Matches(msg, km.Gate):
+		a.openGate("")
 	case key.Matches(msg, km.Quit):
 		return a.askQuit()
 	case key.Matches(msg, km.Left):
@@ -274,7 +279,7 @@ func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	switch msg.(type) {
 	case tea.MouseClickMsg:
-		if a.confirm != nil || a.showHelp {
+		if a.confirm != nil || a.showHelp || a.gate != nil {
 			return nil
 		}
 		a.setFocus(i)

@@ -25,6 +25,7 @@ type KeyMap struct {
 	Scroll                key.Binding
 	Timeline              key.Binding
 	Close                 key.Binding
+	Gate                  key.Binding
 	Quit                  key.Binding
 	Help                  key.Binding
 
@@ -61,6 +62,7 @@ func NewKeyMap(prefix string) KeyMap {
 		Scroll:   b("[/pgup", "scroll history", "[", "pgup"),
 		Timeline: b("t", "show / hide timeline", "t"),
 		Close:    b("x", "close worker pane", "x"),
+		Gate:     b("g", "answer the waiting gate", "g"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		Help:     b("?", "help", "?"),
 

@@ -279,6 +279,7 @@ func (a *App) onRunView(v runtime.RunView) {
 	for _, pv := range a.panes {
 		a.applyDispatch(pv)
 	}
+	a.syncGates()
 }
 
 // applyDispatch copies the pane's dispatch from the run view: the last

@@ -154,6 +154,9 @@ func (a *App) render() (string, *tea.Cursor) {
 			rows[i] = blank(a.width)
 		}
 	}
+	if a.gate != nil {
+		overlay(rows, a.width, a.gateBox())
+	}
 	if a.showHelp {
 		overlay(rows, a.width, a.helpBox())
 	}
@@ -216,7 +219,7 @@ func (a *App) renderPanes(rows []string) {
 // paneCursor is the focused pane's cursor while the human types into it.
 func (a *App) paneCursor() *tea.Cursor {
 	pv := a.focused()
-	if a.mode != modeInput || pv == nil || pv.rect.empty() || !pv.hasSnap || a.showHelp {
+	if a.mode != modeInput || pv == nil || pv.rect.empty() || !pv.hasSnap || a.showHelp || a.gate != nil {
 		return nil
 	}
 	c := pv.snap.Cursor

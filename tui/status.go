@@ -70,7 +70,6 @@ func (a *App) statusLine() string {
 		counts := "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
 		gates := ""
 		if n := len(v.Gates); n > 0 {
-			// The gate dialog (a later task) opens from here.
 			gates = sep + a.st.Prompt.Render(gateText(n))
 		}
 		kind := ""
@@ -103,9 +102,9 @@ func (a *App) statusLine() string {
 
 func gateText(n int) string {
 	if n == 1 {
-		return "1 gate waiting"
+		return "1 gate waiting (g)"
 	}
-	return strconv.Itoa(n) + " gates waiting"
+	return strconv.Itoa(n) + " gates waiting (g)"
 }
 
 // hint names the keys of the current mode.

@@ -68,6 +68,7 @@ type Styles struct {
 	TimelineLine  lipgloss.Style
 
 	HelpBox   lipgloss.Style
+	GateBox   lipgloss.Style
 	HelpTitle lipgloss.Style
 	HelpKey   lipgloss.Style
 	HelpDesc  lipgloss.Style
@@ -122,6 +123,10 @@ func NewStyles(p Palette, noColor bool) Styles {
 	st.HelpBox = s().Border(lipgloss.RoundedBorder()).Padding(0, 1)
 	if !noColor {
 		st.HelpBox = st.HelpBox.BorderForeground(p.Accent)
+	}
+	st.GateBox = s().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	if !noColor {
+		st.GateBox = st.GateBox.BorderForeground(p.Warn)
 	}
 	st.HelpTitle = s().Bold(true)
 	st.HelpKey = fg(p.Accent).Bold(true)

@@ -55,6 +55,7 @@ func ninePaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 	v := runView(specs...)
 	v.Gates = []cockpit.Gate{{ID: "C-003", Kind: "decision"}}
 	hs.send(cockpit.ViewUpdated{View: v})
+	hs.key("esc") // the gate opened; leave it waiting (the status line says so)
 	hs.send(PaneCost{PaneID: ids[7], USD: 1.375})
 	hs.waitFor("the notification", func() bool { return hs.app.byID[ids[5]].attention })
 	hs.waitDrawn()
