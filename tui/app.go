@@ -62,6 +62,18 @@ type Config struct {
 	Context context.Context
 }
 
+// RendererFPS is the bubbletea renderer rate the screen is tuned for: at
+// bubbletea's default of 60 its renderer holds the event loop up for longer
+// on a busy screen and its tick alone costs ~0.9% of a core when idle
+// (docs/PERFORMANCE.md, "Screen").
+const RendererFPS = 30
+
+// ProgramOptions are the bubbletea options to run the App with, e.g.
+// tea.NewProgram(app, tui.ProgramOptions()...).
+func ProgramOptions() []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithFPS(RendererFPS)}
+}
+
 // NoColorFromEnv reports whether the NO_COLOR convention asks for no
 // colour: the variable is set and not empty (https://no-color.org).
 func NoColorFromEnv() bool { return os.Getenv("NO_COLOR") != "" }
