@@ -31,8 +31,8 @@ type Actions struct {
 	// Quit tells the engine the human quit the screen; the program then
 	// ends. The owner closes the panes after Program.Run returns.
 	Quit func()
-	// AnswerGate records the human's answer to a gate (the gate dialog,
-	// a later task, calls it).
+	// AnswerGate delivers the human's answer from the gate dialog; an error
+	// (the engine refusing the answer) is shown in the dialog.
 	AnswerGate func(runtime.GateAnswer) error
 }
 

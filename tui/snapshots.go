@@ -33,7 +33,7 @@ type snapper struct {
 	cur   *[]paneSnap     // the collecting frame's results, nil between frames
 	late  []paneSnap      // finished after their frame's budget
 	wake  chan struct{}   // holds a value when late is not empty
-	last  time.Time       // when the previous frame was returned
+	last  time.Time       // when the previous frame started
 }
 
 func newSnapper(mgr *panes.Manager, frame time.Duration) *snapper {
