@@ -87,7 +87,7 @@ func runScreen(cp *runtime.Cockpit, prefix string) error {
 			AnswerGate: cp.AnswerGate,
 		},
 	})
-	prog := tea.NewProgram(app)
+	prog := tea.NewProgram(app, tui.ProgramOptions()...)
 	events, stop := cp.Subscribe()
 	go func() {
 		for ev := range events {
