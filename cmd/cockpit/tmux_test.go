@@ -43,7 +43,12 @@ func newTmux(t *testing.T, cols, rows int, env []string, shell string) *tmuxSess
 	if out, err := s.cmd(args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	t.Cleanup(func() { s.cmd("kill-server").Run() })
+	t.Cleanup(func() {
+		if out, err := s.cmd("display-message", "-p", "#{socket_path}").Output(); err == nil {
+			defer os.Remove(strings.TrimSpace(string(out)))
+		}
+		s.cmd("kill-server").Run()
+	})
 	return s
 }
 
