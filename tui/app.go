@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -133,6 +134,7 @@ type App struct {
 	notice       string
 	gate         *gateDialog     // the open gate dialog, nil when closed
 	gatesSeen    map[string]bool // gates already opened or announced once
+	alert        string          // a bell and desktop notification to send (a new gate)
 
 	geo    geometry
 	scroll scrollState
@@ -280,7 +282,24 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	}
 	a.viewValid = false
-	return a, tea.Batch(cmd, a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded())
+	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded())
+}
+
+// cmdAlert rings the terminal's bell and sends a desktop notification
+// (OSC 9, which terminals such as iTerm2, kitty, WezTerm and foot show) when
+// something needs the human, such as a new gate.
+func (a *App) cmdAlert() tea.Cmd {
+	if a.alert == "" {
+		return nil
+	}
+	text := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, a.alert)
+	a.alert = ""
+	return tea.Raw("\a\x1b]9;" + text + "\x07")
 }
 
 // View draws the screen. The drawing is cached: a View without an Update in

@@ -30,6 +30,13 @@ type gateDialog struct {
 	note    []rune
 	err     string // why the last answer was refused
 	busy    bool   // an answer is on its way to the engine
+
+	// Where the last drawing put things, for the mouse: the box's
+	// top-left cell on screen and its size, each choice's rows (screen
+	// rows, one entry per row) and the row of the answer hint.
+	boxX, boxY, boxW, boxH int
+	choiceAt               map[int]int // screen row → choice index
+	answerRow              int
 }
 
 // gateAnsweredMsg says how the engine took an answer.
@@ -60,6 +67,7 @@ func (a *App) syncGates() {
 			continue
 		}
 		a.gatesSeen[g.ID] = true
+		a.alert = "cockpit: gate " + g.ID + " is waiting for your answer"
 		if a.gate == nil && a.mode == modeNav && a.confirm == nil {
 			a.openGate(g.ID)
 		} else {
@@ -329,7 +337,7 @@ func (a *App) gateBox() []string {
 	if d.err != "" {
 		foot = append(foot, wrap(st.HeaderErr.Render(d.err), 0)...)
 	}
-	keys := "↑↓/1-9 choose · tab: note · enter: answer · esc: later"
+	keys := "↑↓/1-9/click: choose · tab: note · enter/click again: answer · esc: later"
 	switch {
 	case d.busy:
 		keys = "answering…"
@@ -342,18 +350,66 @@ func (a *App) gateBox() []string {
 
 	room := a.height - 2 - 2 - len(head) - len(foot) // border rows, one row of margin
 	var body []string
-	for i := range n {
-		body = append(body, choice(i, true)...)
-	}
-	if len(body) > room {
-		body = body[:0]
+	rowChoice := map[int]int{} // content row → choice, for the mouse
+	build := func(full func(i int) bool) {
+		body, rowChoice = body[:0], map[int]int{}
 		for i := range n {
-			body = append(body, choice(i, i == d.sel)...)
+			for _, l := range choice(i, full(i)) {
+				rowChoice[len(head)+len(body)] = i
+				body = append(body, l)
+			}
 		}
+	}
+	build(func(int) bool { return true })
+	if len(body) > room {
+		build(func(i int) bool { return i == d.sel })
 	}
 	lines := append(append(head, body...), foot...)
 	for i := range lines {
 		lines[i] = fit(lines[i], inner)
 	}
-	return strings.Split(st.GateBox.Render(strings.Join(lines, "\n")), "\n")
+	box := strings.Split(st.GateBox.Render(strings.Join(lines, "\n")), "\n")
+	// The box sits where overlay centres it; its border and padding put
+	// content row r at box row r+1, column 2.
+	d.boxW, d.boxH = ansi.StringWidth(box[0]), len(box)
+	d.boxX = max((a.width-d.boxW)/2, 0)
+	d.boxY = max((a.height-d.boxH)/2, 0)
+	d.choiceAt = map[int]int{}
+	for r, i := range rowChoice {
+		d.choiceAt[d.boxY+1+r] = i
+	}
+	d.answerRow = d.boxY + 1 + len(lines) - 1
+	return box
+}
+
+// onGateMouse lets the mouse answer too: a click on a choice selects it, a
+// second click on the selected choice (or a click on the keys line)
+// answers; a click outside the box leaves the gate waiting, as esc does.
+func (a *App) onGateMouse(msg tea.MouseMsg) tea.Cmd {
+	d := a.gate
+	g := a.gateByID(d.id)
+	if g == nil || d.busy {
+		return nil
+	}
+	click, ok := msg.(tea.MouseClickMsg)
+	if !ok || click.Button != tea.MouseLeft {
+		return nil
+	}
+	m := click.Mouse()
+	inside := m.X >= d.boxX && m.X < d.boxX+d.boxW && m.Y >= d.boxY && m.Y < d.boxY+d.boxH
+	if !inside {
+		a.gate = nil
+		return nil
+	}
+	if i, ok := d.choiceAt[m.Y]; ok {
+		if i == d.sel && !d.editing {
+			return a.submitGate(g)
+		}
+		d.sel, d.editing = i, false
+		return nil
+	}
+	if m.Y == d.answerRow {
+		return a.submitGate(g)
+	}
+	return nil
 }

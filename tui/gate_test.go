@@ -208,3 +208,88 @@ func TestGateWithoutEngine(t *testing.T) {
 		t.Fatalf("no engine: dialog %+v", a.gate)
 	}
 }
+
+// screenRow finds the screen row showing text.
+func screenRow(t *testing.T, a *App, text string) int {
+	t.Helper()
+	for y, l := range strings.Split(ansi.Strip(a.View().Content), "\n") {
+		if strings.Contains(l, text) {
+			return y
+		}
+	}
+	t.Fatalf("%q is not on screen", text)
+	return -1
+}
+
+func click(x, y int) tea.MouseClickMsg {
+	return tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft}
+}
+
+func TestGateMouse(t *testing.T) {
+	a, got := gateApp(t, 120, 40, nil)
+	run(a, withGates(decisionGate))
+	y := screenRow(t, a, "Move the cache to the session service")
+	run(a, click(60, y))
+	if a.gate == nil || a.gate.sel != 1 || len(*got) != 0 {
+		t.Fatalf("a click on the second option: dialog %+v, answers %+v", a.gate, *got)
+	}
+	// A click on a detail row of the third option selects it too.
+	y = screenRow(t, a, "The hit rate in the traces is below 20%.")
+	run(a, click(60, y))
+	if a.gate.sel != 2 {
+		t.Fatalf("a click on the third option's rationale selected %d", a.gate.sel)
+	}
+	// A second click on the chosen option answers with it.
+	run(a, click(60, y))
+	if len(*got) != 1 || (*got)[0].Option != 2 || (*got)[0].GateID != "C-003" {
+		t.Fatalf("answers %+v", *got)
+	}
+
+	// A click outside the box leaves the gate waiting, as esc does.
+	b, none := gateApp(t, 120, 40, nil)
+	run(b, withGates(decisionGate))
+	run(b, click(1, 1))
+	if b.gate != nil || len(*none) != 0 || len(b.run.Gates) != 1 {
+		t.Fatalf("a click outside: dialog %+v, answers %+v", b.gate, *none)
+	}
+}
+
+// collect runs cmd and gathers every message it and its batches produce.
+func collect(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	switch m := cmd().(type) {
+	case nil:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range m {
+			out = append(out, collect(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{m}
+	}
+}
+
+func TestGateRingsAndNotifies(t *testing.T) {
+	a, _ := gateApp(t, 120, 40, nil)
+	_, cmd := a.Update(withGates(decisionGate))
+	var raw []string
+	for _, m := range collect(cmd) {
+		if r, ok := m.(tea.RawMsg); ok {
+			raw = append(raw, r.Msg.(string))
+		}
+	}
+	if len(raw) != 1 || !strings.HasPrefix(raw[0], "\a\x1b]9;cockpit: gate C-003") || !strings.HasSuffix(raw[0], "\x07") {
+		t.Fatalf("a new gate must ring the bell and send an OSC 9 notification, sent %q", raw)
+	}
+	// The same gate in the next view does not ring again.
+	_, cmd = a.Update(withGates(decisionGate))
+	for _, m := range collect(cmd) {
+		if _, ok := m.(tea.RawMsg); ok {
+			t.Fatal("the bell rang again for a gate already announced")
+		}
+	}
+}

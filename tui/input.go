@@ -269,6 +269,9 @@ func (a *App) focusedHeight() int {
 // to the program too while typing into it, if the program asked for the
 // mouse); the wheel scrolls the history, or goes to such a program.
 func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
+	if a.gate != nil && !a.showHelp && a.confirm == nil {
+		return a.onGateMouse(msg)
+	}
 	m := msg.Mouse()
 	i, pv := a.paneAt(m.X, m.Y)
 	if pv == nil {
