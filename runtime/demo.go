@@ -168,3 +168,27 @@ func writeDemoJSON(root, rel string, v any) error {
 	}
 	return writeDemoFile(root, rel, append(data, '\n'))
 }
+
+// DemoGateArgs are the `approval-decision open` arguments of the demo's
+// gate: a decision with a recommended option and an alternative, each with
+// everything a person needs to choose.
+func DemoGateArgs() []string {
+	opt := func(role, answer, rationale, reach, work, change string) string {
+		b, _ := json.Marshal(map[string]any{"role": role, "answer": answer, "rationale": rationale, "reach": reach,
+			"scopeEffects": []string{}, "addedWork": work, "directionChange": change, "disposition": "select"})
+		return string(b)
+	}
+	return []string{"approval-decision", "open", "--ledger", DemoApprovals,
+		"--task-key", "demo-1", "--task-type", "feature-analysis", "--run-seq", "001",
+		"--clarification-id", DemoGateID, "--ticket-id", "DEMO-1",
+		"--statement", "The analysers disagree: should the CSV export keep its legacy column order?",
+		"--expected-form", "one of the options", "--classification", "user-decision", "--origin", "worker-finding",
+		"--user-confirmation", "The demo asks you, as a lead would before an approval blocker.",
+		"--unblock-condition", "You pick a column order.", "--recommended-disposition", "select",
+		"--option", opt("recommended", "Keep the legacy order", "Three downstream importers read the columns by position.", "in-repo", "None beyond the current plan.", "Reverses nothing."),
+		"--option", opt("alternative", "Sort the columns alphabetically", "Matches the new JSON export.", "cross-repo", "Update the importers in billing-sync and reports-etl.", "Reverses plan item P-Step-004 (keep the CSV stable)."),
+	}
+}
+
+// DemoGateID is the demo gate's clarification id.
+const DemoGateID = "C-001"

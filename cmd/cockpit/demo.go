@@ -183,12 +183,29 @@ func demoHeadless(io *streams, o *demoOptions) error {
 			{"team", "await"},
 			{"team", "reclaim", "--dry-run"},
 			{"team", "reclaim"},
+			runtime.DemoGateArgs(),
 		}
 		for _, s := range steps {
 			if err := lead(s...); err != nil {
 				stop()
 				return err
 			}
+		}
+		// A gate: the lead asks, and — no human being here — the story
+		// answers with the recommended option, as a person would in the
+		// screen's dialog.
+		go func() {
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if gates := cp.View().Gates; len(gates) > 0 {
+					say("the human answers %s in the screen: option 1, %q", gates[0].ID, gates[0].Options[0].Answer)
+					_ = cp.AnswerGate(runtime.GateAnswer{GateID: gates[0].ID, Option: 0, Note: "the demo answered for you"})
+					return
+				}
+			}
+		}()
+		if err := lead("gate", "ask", "--ledger", runtime.DemoApprovals, "--clarification-id", runtime.DemoGateID); err != nil {
+			stop()
+			return err
 		}
 		// Let the last pane-closed events through before the story ends.
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -296,6 +313,16 @@ func demoLead(io *streams) error {
 	pause(1500 * time.Millisecond)
 	say(dim("Every worker is done: reclaim their panes at the batch boundary."))
 	if err := step("team", "reclaim"); err != nil {
+		return err
+	}
+	say("")
+	pause(1000 * time.Millisecond)
+	say(dim("A question only you can answer: the lead records it, then asks you in the cockpit."))
+	quiet := exec.Command(self, runtime.DemoGateArgs()...)
+	if out, err := quiet.CombinedOutput(); err != nil {
+		return fmt.Errorf("approval-decision open: %v: %s", err, out)
+	}
+	if err := step("gate", "ask", "--ledger", runtime.DemoApprovals, "--clarification-id", runtime.DemoGateID); err != nil {
 		return err
 	}
 	say("")

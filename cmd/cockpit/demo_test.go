@@ -26,6 +26,9 @@ func TestDemoHeadless(t *testing.T) {
 		"pane-closed paneId=pane-4",
 		"dispatch-002 Antigravity analyser · sim   error",
 		"# Simulated worker result",
+		"PROGRESS: user-confirm C-001",
+		"the human answers C-001 in the screen: option 1",
+		`"answer": "Keep the legacy order"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("story lacks %q", want)

@@ -182,6 +182,15 @@ func TestDemoScreen(t *testing.T) {
 	s.waitScreen("the worker panes to close", 10*time.Second, func(scr string) bool {
 		return !strings.Contains(scr, "Grok analyser · sim ·")
 	})
+	// The lead asks a gate; the human takes the recommended answer.
+	scr = s.waitFor("Gate C-001", 20*time.Second)
+	for _, want := range []string{"Keep the legacy order", "Sort the columns alphabetically"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the gate does not show %q:\n%s", want, scr)
+		}
+	}
+	s.keys("Enter")
+	s.waitFor("The demo is over", 20*time.Second)
 	s.keys("q")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
 		t.Fatalf("cockpit demo exited %s after q", code)
