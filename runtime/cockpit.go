@@ -575,32 +575,6 @@ func (c *Cockpit) refresh(batch []FileEvent, full bool) {
 	}
 }
 
-// verdict is what a sidecar says of its dispatch.
-type verdict struct {
-	status, reason string
-	exit           *int
-	pid            int // the wrapper pid the sidecar names
-}
-
-func sidecarVerdictAt(path string, d *state.Dispatch) (verdict, error) {
-	sc, err := state.ReadSidecar(path, d.StatusPath)
-	if err != nil {
-		return verdict{}, err
-	}
-	switch {
-	case sc == nil:
-		if d.PID > 0 && !ProcessAlive(d.PID) {
-			return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
-		}
-		return verdict{}, nil
-	case state.IsTerminal(sc.Status):
-		return verdict{status: sc.Status, reason: sc.Reason, exit: sc.ExitCode, pid: sc.PID}, nil
-	case !ProcessAlive(sc.PID):
-		return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), pid: sc.PID}, nil
-	}
-	return verdict{pid: sc.PID}, nil
-}
-
 // pathCache remembers resolved run-file paths: resolving walks symlinks
 // component by component, and the engine looks the same paths up on every
 // event.

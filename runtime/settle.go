@@ -41,31 +41,45 @@ func ProcessAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// sidecarVerdict reads what a dispatch's sidecar says: a terminal status
-// and reason, or "" while it still runs. A sidecar stuck at "started" whose
-// wrapper is gone is dead, and so is a dispatch with no sidecar whose
-// recorded wrapper pid is gone.
+// sidecarVerdict reads what a dispatch's sidecar says (see
+// sidecarVerdictAt).
 func sidecarVerdict(run *state.Run, d *state.Dispatch) (status, reason string, exit *int, err error) {
 	path, err := run.Root.Resolve(d.StatusPath, "statusPath")
 	if err != nil {
 		return "", "", nil, err
 	}
+	v, err := sidecarVerdictAt(path, d)
+	return v.status, v.reason, v.exit, err
+}
+
+// verdict is what a sidecar says of its dispatch.
+type verdict struct {
+	status, reason string
+	exit           *int
+	pid            int // the wrapper pid the sidecar names
+}
+
+// sidecarVerdictAt reads what the sidecar at path says of dispatch d: a
+// terminal status and reason, or no status while it still runs. A sidecar
+// stuck at "started" whose wrapper is gone is dead, and so is a dispatch
+// with no sidecar whose recorded wrapper pid is gone.
+func sidecarVerdictAt(path string, d *state.Dispatch) (verdict, error) {
 	sc, err := state.ReadSidecar(path, d.StatusPath)
 	if err != nil {
-		return "", "", nil, err
+		return verdict{}, err
 	}
 	switch {
 	case sc == nil:
 		if d.PID > 0 && !ProcessAlive(d.PID) {
-			return "error", fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID), nil, nil
+			return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
 		}
-		return "", "", nil, nil
+		return verdict{}, nil
 	case state.IsTerminal(sc.Status):
-		return sc.Status, sc.Reason, sc.ExitCode, nil
+		return verdict{status: sc.Status, reason: sc.Reason, exit: sc.ExitCode, pid: sc.PID}, nil
 	case !ProcessAlive(sc.PID):
-		return "error", fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), nil, nil
+		return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), pid: sc.PID}, nil
 	}
-	return "", "", nil, nil
+	return verdict{pid: sc.PID}, nil
 }
 
 // Settle brings every non-terminal dispatch of the run up to date with its
