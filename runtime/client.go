@@ -31,6 +31,9 @@ type Client struct {
 
 // Dial connects to the cockpit at path and says hello.
 func Dial(ctx context.Context, path, client string) (*Client, error) {
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("control socket path %s is %d bytes, longer than the %d a unix socket allows; set COCKPIT_SOCKET to a shorter path", path, len(path), maxSocketPath)
+	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {

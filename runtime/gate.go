@@ -92,6 +92,21 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 			progress(line)
 		}
 	}
+	// Reach the cockpit first: without one (and without a terminal to ask
+	// on) nothing may be cleaned up or recorded.
+	cl, err := DialRun(ctx, run, "gate ask")
+	var nc *NoCockpitError
+	terminal := false
+	switch {
+	case errors.As(err, &nc) && req.Fallback != nil && g.Kind == GateDecision:
+		terminal = true
+	case errors.As(err, &nc):
+		return nil, fmt.Errorf("no cockpit is serving this run to show the question (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>` and ask again", nc.Socket, run.Root.Dir(), run.Manifest.Display)
+	case err != nil:
+		return nil, err
+	default:
+		defer cl.Close()
+	}
 	// 1. Finished panes go before the human is shown the question.
 	cleaned := 0
 	if run.Manifest.IsPaneBackend() {
@@ -116,20 +131,12 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 	}
 	// 3. Ask.
 	var ans GateAnswer
-	cl, err := DialRun(ctx, run, "gate ask")
-	var nc *NoCockpitError
-	switch {
-	case errors.As(err, &nc) && req.Fallback != nil && g.Kind == GateDecision:
+	if terminal {
 		if ans, err = askOnTerminal(g, req.Fallback); err != nil {
 			return nil, err
 		}
 		res.AnsweredIn = "terminal"
-	case errors.As(err, &nc):
-		return nil, fmt.Errorf("no cockpit is serving this run to show the question (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>` and ask again", nc.Socket, run.Root.Dir(), run.Manifest.Display)
-	case err != nil:
-		return nil, err
-	default:
-		defer cl.Close()
+	} else {
 		var gr GateResult
 		if err := cl.Call(ctx, MethodGate, GateParams{Gate: g}, &gr); err != nil {
 			return nil, fmt.Errorf("gate %s: %w", g.ID, err)

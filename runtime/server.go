@@ -3,6 +3,8 @@ package runtime
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,12 +27,30 @@ import (
 const maxSocketPath = 107
 
 // SocketPath is where a run's cockpit listens: $COCKPIT_SOCKET when set,
-// else <run state dir>/cockpit.sock.
+// else <run state dir>/cockpit.sock. A unix socket path holds at most 107
+// bytes, and a run deep in a project can exceed that; such a run's socket
+// goes to a private per-user directory instead, named by a hash of the
+// default path, so the cockpit and every command of the run still agree on
+// it without configuration.
 func SocketPath(run *state.Run) string {
 	if p := os.Getenv("COCKPIT_SOCKET"); p != "" {
 		return p
 	}
-	return filepath.Join(run.StateDir(), "cockpit.sock")
+	p := filepath.Join(run.StateDir(), "cockpit.sock")
+	if len(p) <= maxSocketPath {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return filepath.Join(shortSocketDir(), "cockpit-"+hex.EncodeToString(sum[:8])+".sock")
+}
+
+// shortSocketDir is the per-user directory for sockets whose default path
+// is too long: $XDG_RUNTIME_DIR/cockpit when set, else /tmp/cockpit-<uid>.
+func shortSocketDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "cockpit")
+	}
+	return filepath.Join(os.TempDir(), "cockpit-"+strconv.Itoa(os.Getuid()))
 }
 
 // Handler is what the server serves: the cockpit engine.

@@ -303,3 +303,40 @@ func TestProtocolHandshakeAndLimits(t *testing.T) {
 		t.Fatalf("unknown method: %+v", rep)
 	}
 }
+
+// TestLongRunPathGetsAShortSocket: a run whose state directory is too deep
+// for a unix socket path still gets a cockpit, at a path the run's commands
+// derive the same way.
+func TestLongRunPathGetsAShortSocket(t *testing.T) {
+	src := fixture.Copy(t)
+	fixture.SetTerminalBackend(t, src, state.BackendCockpitPane)
+	deep := filepath.Join(filepath.Dir(src), strings.Repeat("a-rather-deep-project-directory/", 3), "project")
+	if err := os.MkdirAll(filepath.Dir(deep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, deep); err != nil {
+		t.Fatal(err)
+	}
+	run, err := state.LoadRun(deep, fixture.RunManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COCKPIT_SOCKET", "")
+	t.Setenv("XDG_RUNTIME_DIR", shortDir(t))
+	if def := filepath.Join(run.StateDir(), "cockpit.sock"); len(def) <= maxSocketPath {
+		t.Fatalf("the test's run path is too short to test anything: %d bytes", len(def))
+	}
+	c, err := StartCockpit(CockpitConfig{Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if p := c.SocketPath(); len(p) > maxSocketPath || !strings.HasPrefix(p, os.Getenv("XDG_RUNTIME_DIR")) {
+		t.Fatalf("socket at %s", p)
+	}
+	cl, err := DialRun(context.Background(), run, "test")
+	if err != nil {
+		t.Fatalf("a command of the run does not find its cockpit: %v", err)
+	}
+	cl.Close()
+}

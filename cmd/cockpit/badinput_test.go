@@ -110,6 +110,36 @@ func TestBadInputs(t *testing.T) {
 			return []string{"worker", "exec", "codex", root, "gpt-6.1-sol", filepath.Join(root, fixture.CodexPrompt), "", "analyser", "", "--invocation-metadata", filepath.Join(root, fixture.RunDir, "prompts/codex-worker-feature-analysis-002.meta.json")}
 		}, want: "v2"},
 	}
+	ledger := fixture.RunDir + "/state/approval-decisions.json"
+	openRow := func(t *testing.T, root string) {
+		r := cockpit(t, root, nil, "approval-decision", "open", "--project-root", root, "--ledger", ledger,
+			"--task-key", "dev-10860", "--clarification-id", "C-007", "--ticket-id", "DEV-1", "--statement", "Which order?",
+			"--expected-form", "one of the options", "--classification", "user-decision", "--origin", "worker-finding",
+			"--user-confirmation", "yes", "--unblock-condition", "an answer", "--recommended-disposition", "select",
+			"--option", `{"role":"recommended","answer":"A","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"none","disposition":"select"}`,
+			"--option", `{"role":"alternative","answer":"B","rationale":"r","reach":"cross-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`)
+		if r.code != 0 {
+			t.Fatalf("approval-decision open: %s", r.stderr)
+		}
+	}
+	cases = append(cases,
+		tc{name: "gate ask without a cockpit", setup: openRow, args: run("gate", "ask", "--ledger", ledger, "--clarification-id", "C-007"), want: "no cockpit is serving this run"},
+		tc{name: "gate ask on a missing row", setup: openRow, args: run("gate", "ask", "--ledger", ledger, "--clarification-id", "C-099"), want: "C-099 is not a row of the ledger"},
+		tc{name: "gate ask without a ledger", args: run("gate", "ask", "--clarification-id", "C-001"), want: "approval-decisions-feature-analysis-002.json: does not exist; open a row first"},
+		tc{name: "report authoring granted by the lead", setup: func(t *testing.T, root string) {
+			os.MkdirAll(filepath.Join(root, fixture.RunDir, "reports"), 0o755)
+			os.WriteFile(filepath.Join(root, fixture.RunDir, "reports/final-report-feature-analysis-002.md"), []byte("# report\n"), 0o644)
+		}, args: func(root string) []string {
+			return []string{"user-response", "write", "--project-root", root, "--report", fixture.RunDir + "/reports/final-report-feature-analysis-002.md", "--answers", "[]",
+				"--report-authoring", `{"status":"approved","reason":"I say so"}`}
+		}, want: "is the user's to grant"},
+		tc{name: "option row without a recommended option", args: func(root string) []string {
+			return []string{"approval-decision", "open", "--project-root", root, "--ledger", ledger, "--task-key", "dev-10860", "--clarification-id", "C-008",
+				"--statement", "s", "--expected-form", "f", "--classification", "user-decision", "--origin", "worker-finding", "--user-confirmation", "u", "--unblock-condition", "c", "--recommended-disposition", "select",
+				"--option", `{"role":"alternative","answer":"A","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`,
+				"--option", `{"role":"alternative","answer":"B","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`}
+		}, want: "recommended"},
+	)
 	if len(cases) < 25 {
 		t.Fatalf("only %d cases", len(cases))
 	}
@@ -120,7 +150,11 @@ func TestBadInputs(t *testing.T) {
 				c.setup(t, root)
 			}
 			before := snapshotFiles(t, root)
-			res := cockpit(t, root, nil, c.args(root)...)
+			var env []string
+			if c.name == "report authoring granted by the lead" {
+				env = []string{"COCKPIT_SOCKET=/nonexistent/cockpit.sock"} // as in a lead pane
+			}
+			res := cockpit(t, root, env, c.args(root)...)
 			if res.code == 0 {
 				t.Fatalf("exit 0; stdout %q", res.stdout)
 			}

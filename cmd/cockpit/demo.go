@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/runtime"
 	"github.com/okstra/cockpit/state"
@@ -243,10 +244,11 @@ func ledgerOf(run *state.Run) []state.Event {
 	return evs
 }
 
-// isTerminal reports whether f is a terminal.
+// isTerminal reports whether f is a terminal (a character device such as
+// /dev/null is not).
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // demoScreen opens the screen on the demo run. The lead pane runs the
