@@ -324,6 +324,7 @@ func TestExecSignals(t *testing.T) {
 		{"SIGTERM", "hang", syscall.SIGTERM, 143, []string{"wrapper got SIGTERM", "reclaimed or torn down", "the CLI was stopped by SIGTERM"}, 0},
 		{"SIGHUP", "hang", syscall.SIGHUP, 129, []string{"wrapper got SIGHUP", "the pane was closed", "the CLI was stopped by SIGHUP"}, 0},
 		{"SIGINT", "ok-30s", syscall.SIGINT, 130, []string{"wrapper got SIGINT", "interrupted"}, 0},
+		{"SIGQUIT", "ok-30s", syscall.SIGQUIT, 131, []string{"wrapper got SIGQUIT", "quit from the keyboard"}, 0},
 		{"ignore-term", "ignore-term", syscall.SIGTERM, 143, []string{"wrapper got SIGTERM", "the CLI ignored SIGTERM and was killed with SIGKILL after 500ms"}, testGrace},
 		{"ignore-hup", "ignore-term", syscall.SIGHUP, 129, []string{"wrapper got SIGHUP", "the CLI ignored SIGHUP and was killed with SIGKILL after 500ms"}, testGrace},
 	} {
@@ -335,6 +336,11 @@ func TestExecSignals(t *testing.T) {
 			w := startWrapper(t, env, codexArgs(root)...)
 			started := waitChild(t, prompt)
 			waitLog(t, prompt, "fake codex")
+			if tc.behaviour == "ignore-term" {
+				// The fake says "still here" once it ignores the signals;
+				// its banner comes before that.
+				waitLog(t, prompt, "still here")
+			}
 			sent := time.Now()
 			if err := w.cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
@@ -381,6 +387,25 @@ func TestExecSecondSignal(t *testing.T) {
 	terminal(t, prompt, StatusError, 129, "wrapper got SIGHUP (the pane was closed)", "the CLI ignored SIGHUP and was killed with SIGKILL on a second signal (SIGTERM)")
 	if !groupGone(started.ChildPID) {
 		t.Error("the CLI's group outlived the wrapper")
+	}
+}
+
+// TestExecKillsLeftovers: a CLI that exits by itself leaving a background
+// job in its process group does not leave it running: the wrapper ends the
+// group once the CLI is gone.
+func TestExecKillsLeftovers(t *testing.T) {
+	t.Parallel()
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-leave-child")
+	prompt := abs(root, fixture.CodexPrompt)
+	w := startWrapper(t, wrapperEnv(t), codexArgs(root)...)
+	started := waitChild(t, prompt)
+	if code := w.wait(t, 15*time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	terminal(t, prompt, StatusCompleted, 0)
+	if !groupGone(started.ChildPID) {
+		t.Fatalf("the CLI's background job (group %d) outlived the wrapper; log %q", started.ChildPID, readLog(t, prompt))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -232,7 +233,44 @@ func terminal(t *testing.T, prompt, status string, code int, fragments ...string
 
 // groupGone reports whether no process of group pgid is left.
 func groupGone(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == syscall.ESRCH
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return true
+	}
+	// Killed members of an orphaned group stay zombies until init reaps
+	// them (which some containers' init never does): those are gone too.
+	// Wait a moment for the kill to land, then look at what is left.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if liveMembers(pgid) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// liveMembers counts the processes of group pgid that are not zombies.
+func liveMembers(pgid int) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces.
+		rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
+		f := strings.Fields(rest)
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			n++
+		}
+	}
+	return n
 }
 
 // abs joins a project-relative path to root.

@@ -50,7 +50,7 @@ type stopReason int
 const (
 	stopNone    stopReason = iota
 	stopTimeout            // the idle limit passed
-	stopSignal             // the wrapper got SIGTERM, SIGHUP or SIGINT
+	stopSignal             // the wrapper got SIGTERM, SIGHUP, SIGINT or SIGQUIT
 )
 
 // run starts the CLI and sees it through to exactly one terminal sidecar.
@@ -63,7 +63,10 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	// Signals are caught before anything is written, so a pane closed at any
 	// moment from here on still ends in a terminal sidecar.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	// SIGQUIT too: ctrl+\ typed in the pane reaches the wrapper as the
+	// terminal's foreground group, and its default would dump a stack and
+	// leave the sidecar at "started".
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 	// With SIGPIPE caught, a write to a closed stdout fails instead of
 	// killing the wrapper.
@@ -170,9 +173,18 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	lastOut.Store(time.Now().UnixNano())
 	pumped := make(chan struct{})
 	go pump(master, logf, out, &lastOut, pumped)
+	// The CLI's exit is seen without reaping it (WNOWAIT), so its pid — the
+	// number of its process group — cannot be reused while the wrapper still
+	// signals the group below.
 	waited := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, child, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if err != unix.EINTR {
+				break
+			}
+		}
 		close(waited)
 	}()
 
@@ -238,10 +250,12 @@ loop:
 	if killT != nil {
 		killT.Stop()
 	}
-	if stop != stopNone {
-		// Whatever of the CLI's group outlived it goes too.
-		signalGroup(child, syscall.SIGKILL)
-	}
+	// Whatever of the CLI's group outlived it (a background job, a helper
+	// that ignored the hang-up) goes too — also when the CLI ended by
+	// itself: nothing may keep running once its worker is settled. The
+	// leader is still unreaped, so the group cannot be someone else's.
+	signalGroup(child, syscall.SIGKILL)
+	_ = cmd.Wait()
 	_ = master.SetReadDeadline(time.Now().Add(drainTimeout))
 	select {
 	case <-pumped:
@@ -410,6 +424,8 @@ func signalCause(s syscall.Signal) string {
 		return "the pane was closed"
 	case syscall.SIGINT:
 		return "interrupted"
+	case syscall.SIGQUIT:
+		return "quit from the keyboard"
 	}
 	return "the worker was reclaimed or torn down"
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -194,6 +195,18 @@ func (f *fake) run() int {
 	switch {
 	case b == "ok":
 		return f.ok(150 * time.Millisecond)
+	case b == "ok-leave-child":
+		// A background job in the CLI's process group that outlives it and
+		// shrugs off the hang-up the kernel sends when the CLI, the session
+		// leader, exits (the ignored SIGHUP is inherited across exec).
+		signal.Ignore(syscall.SIGHUP)
+		bg := exec.Command("sleep", "300")
+		if err := bg.Start(); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeprovider: %v\r\n", err)
+			return 96
+		}
+		f.printf("left pid %d behind\r\n", bg.Process.Pid)
+		return f.ok(50 * time.Millisecond)
 	case strings.HasPrefix(b, "ok-"):
 		return f.ok(mustDur(strings.TrimPrefix(b, "ok-")))
 	case b == "fail":
