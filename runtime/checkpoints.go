@@ -21,10 +21,18 @@ const (
 // run whose team commands must not record (a non-pane backend), Record only
 // collects the line for printing.
 type Recorder struct {
-	run    *state.Run
-	source string
-	write  bool
-	lines  []string
+	run     *state.Run
+	source  string
+	write   bool
+	lines   []string
+	printed map[string]bool // dispatches whose collect line a non-writing recorder printed
+}
+
+func (r *Recorder) markPrinted(id string) {
+	if r.printed == nil {
+		r.printed = map[string]bool{}
+	}
+	r.printed[id] = true
 }
 
 // NewRecorder returns a recorder for source; write says whether its

@@ -46,8 +46,9 @@ type Cockpit struct {
 	watch  *Watcher
 	server *Server
 
-	paths pathCache
-	seen  map[string]int // dispatches whose sidecar was read → the wrapper pid it named
+	paths   pathCache
+	opening sync.WaitGroup // panes being opened
+	seen    map[string]int // dispatches whose sidecar was read → the wrapper pid it named
 
 	mu      sync.Mutex
 	view    RunView
@@ -237,12 +238,15 @@ func (c *Cockpit) followElsewhere(ts *state.TeamState) {
 
 // open starts a pane and announces it.
 func (c *Cockpit) open(cfg panes.Config, info PaneInfo) (*panes.Pane, error) {
+	// Close waits for opens in flight, so no pane escapes its CloseAll.
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return nil, errors.New("the cockpit is closing")
 	}
+	c.opening.Add(1)
 	c.mu.Unlock()
+	defer c.opening.Done()
 	if cfg.Cols == 0 {
 		cfg.Cols, cfg.Rows = c.cfg.Cols, c.cfg.Rows
 	}
@@ -363,6 +367,9 @@ func (c *Cockpit) Gate(ctx context.Context, p GateParams) (GateResult, error) {
 	if g.ID == "" {
 		return GateResult{}, &RPCError{Code: CodeBadRequest, Message: "a gate needs an id"}
 	}
+	if g.Kind != "report-authoring" && len(g.Options) < 2 {
+		return GateResult{}, &RPCError{Code: CodeBadRequest, Message: fmt.Sprintf("gate %s offers %d options; a decision needs at least two", g.ID, len(g.Options))}
+	}
 	if g.OpenedAt.IsZero() {
 		g.OpenedAt = time.Now()
 	}
@@ -396,7 +403,7 @@ func (c *Cockpit) dropGate(id string) *pendingGate {
 	for i, q := range c.gates {
 		if q.gate.ID == id {
 			c.gates = append(c.gates[:i], c.gates[i+1:]...)
-			c.kickLocked()
+			c.kick()
 			return q
 		}
 	}
@@ -419,7 +426,9 @@ func (c *Cockpit) AnswerGate(a GateAnswer) error {
 	if err := checkAnswer(pg.gate, a); err != nil {
 		return err
 	}
-	c.dropGate(a.GateID)
+	if c.dropGate(a.GateID) == nil {
+		return fmt.Errorf("gate %s was withdrawn (its asker went away) before the answer arrived", a.GateID)
+	}
 	pg.answer <- a
 	return nil
 }
@@ -447,8 +456,6 @@ func (c *Cockpit) kick() {
 	default:
 	}
 }
-
-func (c *Cockpit) kickLocked() { c.kick() }
 
 // loop rebuilds the view on file events, pane exits and gate changes.
 func (c *Cockpit) loop() {
@@ -527,6 +534,7 @@ func (c *Cockpit) refresh(batch []FileEvent, full bool) {
 			verdicts[d.DispatchID] = v
 		}
 	}
+	problem := ""
 	if len(verdicts) > 0 {
 		err := state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(t *state.TeamState) error {
 			now := state.Timestamp(state.Now())
@@ -540,25 +548,33 @@ func (c *Cockpit) refresh(batch []FileEvent, full bool) {
 			return nil
 		})
 		if err != nil {
-			c.setErr(err)
+			// Shown in the view, and looked at again on the next event:
+			// the settle did not happen.
+			problem = err.Error()
+			for id := range verdicts {
+				delete(c.seen, id)
+			}
+			// No file event may come to retry it (the sidecar is final), so
+			// try again in a second — only after a failure, never as polling.
+			time.AfterFunc(time.Second, c.kick)
 		}
 	}
 	c.mu.Lock()
 	v := c.view
 	c.mu.Unlock()
-	v.Err = ""
+	v.Err = problem
 	v.Title, v.Backend = runTitle(run), run.Manifest.TerminalBackend
 	v.Dispatches = ts.WorkerDispatches
 	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
 	if ledger {
-		if v.Timeline, err = readTimeline(run); err != nil {
+		if v.Timeline, err = readTimeline(run); err != nil && v.Err == "" {
 			v.Err = err.Error()
 		}
 	}
 	if taskManifest {
 		np, err := readNextPhase(run)
 		v.Next = np
-		if err != nil {
+		if err != nil && v.Err == "" {
 			v.Err = err.Error()
 		}
 	}
@@ -659,22 +675,6 @@ func readNextPhase(run *state.Run) (*state.NextPhase, error) {
 	return np, err
 }
 
-// BuildView reads the run's files into a RunView.
-func BuildView(run *state.Run) (RunView, error) {
-	v := RunView{Title: runTitle(run), Backend: run.Manifest.TerminalBackend}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
-	if err != nil {
-		return v, err
-	}
-	v.Dispatches = ts.WorkerDispatches
-	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
-	if v.Timeline, err = readTimeline(run); err != nil {
-		return v, err
-	}
-	v.Next, err = readNextPhase(run)
-	return v, err
-}
-
 // Close closes every pane (workers write their terminal sidecars on the
 // SIGHUP), settles the run, stops the server and the watcher.
 func (c *Cockpit) Close() error {
@@ -685,6 +685,7 @@ func (c *Cockpit) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	c.opening.Wait()
 	err := c.mgr.CloseAll()
 	if c.server != nil {
 		c.server.Close()

@@ -110,10 +110,19 @@ type Recorded struct {
 // in-progress dispatch per job — and the checkpoints of the seed:
 // phase-3-team-create when it wrote the marker, phase-4-dispatch per
 // initial job, phase-6-synthesis on the run's first report-writer dispatch.
-// Stale sidecars of the prompts are removed so that no earlier attempt's
-// status is read as this one's.
+// Stale sidecars of the prompts are removed first, so that no earlier
+// attempt's status is read as this one's.
 func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
 	run := b.Run
+	// Stale sidecars go before the dispatches are recorded: a watcher that
+	// sees the new in-progress dispatch must not find the previous attempt's
+	// terminal sidecar and settle the new one with it. (PlanBatch refused any
+	// prompt whose earlier dispatch still runs, so no live sidecar is removed.)
+	for _, j := range b.Jobs {
+		if err := os.Remove(state.SidecarPath(j.Prompt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale sidecar of %s: %w", j.PromptPath, err)
+		}
+	}
 	var out []Recorded
 	wroteMarker, firstReportWriter := false, false
 	now := state.Timestamp(state.Now())
@@ -159,11 +168,6 @@ func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, r := range out {
-		if err := os.Remove(state.SidecarPath(r.Job.Prompt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("remove stale sidecar of %s: %w", r.Job.PromptPath, err)
-		}
 	}
 	if wroteMarker {
 		if err := rec.Record("phase-3-team-create", "", nil, "using implicit team"); err != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/okstra/cockpit/state"
 )
@@ -50,14 +51,19 @@ type socketHandler struct{ *Cockpit }
 func (c *Cockpit) handler() Handler { return socketHandler{c} }
 
 func (h socketHandler) Subscribe() (<-chan EventMessage, func()) {
-	in, stop := h.Cockpit.Subscribe()
+	in, stopIn := h.Cockpit.Subscribe()
 	out := make(chan EventMessage, 64)
+	quit := make(chan struct{})
 	go func() {
 		defer close(out)
 		var prev *RunView
 		for ev := range in {
 			for _, m := range WireEvents(prev, ev) {
-				out <- m
+				select {
+				case out <- m:
+				case <-quit: // the connection is gone; nobody reads out
+					return
+				}
 			}
 			if vu, ok := ev.(ViewUpdated); ok {
 				v := vu.View
@@ -65,7 +71,13 @@ func (h socketHandler) Subscribe() (<-chan EventMessage, func()) {
 			}
 		}
 	}()
-	return out, stop
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			close(quit)
+			stopIn()
+		})
+	}
 }
 
 func msg(name string, v any) EventMessage {

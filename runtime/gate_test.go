@@ -117,9 +117,7 @@ func TestReportAuthoringNeedsAReason(t *testing.T) {
 		}
 		done <- res
 	}()
-	for len(c.View().Gates) == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForGate(t, c)
 	if err := c.AnswerGate(GateAnswer{GateID: GateReportAuthoring, Status: "approved"}); err == nil || !strings.Contains(err.Error(), "REPORT AUTHORING requires a Reason") {
 		t.Fatalf("approval without a reason: %v", err)
 	}
@@ -141,15 +139,26 @@ func TestGateWithdrawnWhenTheAskerLeaves(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go cl.Call(ctx, MethodGate, GateParams{Gate: Gate{ID: "C-009", Kind: GateDecision, Options: []GateOption{{}, {}}}}, nil)
-	for len(c.View().Gates) == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForGate(t, c)
 	cl.Close()
 	cancel()
 	deadline := time.Now().Add(5 * time.Second)
 	for len(c.View().Gates) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the gate stayed after its asker hung up")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitForGate waits until a gate reaches c's view, failing the test after
+// ten seconds instead of hanging it.
+func waitForGate(t *testing.T, c *Cockpit) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.View().Gates) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the gate never reached the cockpit")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"sync"
 	"syscall"
 
 	"github.com/okstra/cockpit/state"
@@ -26,77 +26,98 @@ type DispatchResult struct {
 // sidecars. self is the cockpit binary.
 func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
 	run := b.Run
+	// Signals are caught before anything is recorded: from here on an
+	// interruption ends in terminal dispatches, never in half a batch.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigs)
 	rec := NewRecorder(run, SourceWorkerDispatch, true)
 	recs, err := RecordBatch(b, rec, state.BackendCLIWrapper)
 	if err != nil {
 		return nil, err
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	defer signal.Stop(sigs)
 
-	cmds := make([]*exec.Cmd, len(recs))
+	type child struct {
+		cmd  *exec.Cmd
+		done chan struct{} // closed once Wait returned
+	}
+	children := make([]*child, len(recs))
 	launched := make([]Launched, len(recs))
 	for i, r := range recs {
+		if ctx.Err() != nil || len(sigs) > 0 {
+			launched[i] = Launched{Err: errors.New("worker-dispatch was interrupted before starting it")}
+			continue
+		}
 		argv := WorkerArgv(self, run, r.Job, "quiet")
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = run.Root.Dir()
-		cmd.Stdin = nil
-		cmd.Stdout, cmd.Stderr = nil, nil
+		// Each wrapper in a process group of its own: a Ctrl-C at the
+		// terminal reaches worker-dispatch alone, which passes it on once.
+		// (Reaching the wrappers twice reads as "insisting" and skips
+		// their graceful stop.)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			launched[i] = Launched{Err: err}
 			continue
 		}
-		cmds[i] = cmd
+		c := &child{cmd: cmd, done: make(chan struct{})}
+		children[i] = c
 		launched[i] = Launched{PID: cmd.Process.Pid}
+		go func() {
+			_ = cmd.Wait() // the sidecar carries the outcome
+			close(c.done)
+		}()
 	}
 	if err := MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
-	var wg sync.WaitGroup
-	for _, cmd := range cmds {
-		if cmd == nil {
+	forward := func(sig os.Signal) {
+		for _, c := range children {
+			if c == nil {
+				continue
+			}
+			select {
+			case <-c.done:
+			default:
+				_ = c.cmd.Process.Signal(sig)
+			}
+		}
+	}
+	done := ctx.Done()
+	for _, c := range children {
+		if c == nil {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = cmd.Wait() // the sidecar carries the outcome
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		case sig := <-sigs:
-			for _, cmd := range cmds {
-				if cmd != nil && cmd.ProcessState == nil {
-					_ = cmd.Process.Signal(sig)
-				}
-			}
-		case <-ctx.Done():
-			for _, cmd := range cmds {
-				if cmd != nil && cmd.ProcessState == nil {
-					_ = cmd.Process.Signal(syscall.SIGTERM)
-				}
+		for waiting := true; waiting; {
+			select {
+			case <-c.done:
+				waiting = false
+			case sig := <-sigs:
+				forward(sig)
+			case <-done:
+				done = nil // once is enough
+				forward(syscall.SIGTERM)
 			}
 		}
 	}
-	ts, _, err := Settle(run)
-	if err != nil {
+	if _, _, err := Settle(run); err != nil {
 		return nil, err
 	}
 	// A wrapper that died without a terminal sidecar leaves its dispatch
 	// pending; the batch is over, so write it off with the reason.
+	cmds := make([]*exec.Cmd, len(children))
+	for i, c := range children {
+		if c != nil {
+			cmds[i] = c.cmd
+		}
+	}
 	if err := failUnsettled(run, recs, cmds); err != nil {
 		return nil, err
 	}
 	if err := Collect(run, rec); err != nil {
 		return nil, err
 	}
-	ts, err = state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,6 @@ const (
 const (
 	CodeBadRequest = "bad-request"
 	CodeVersion    = "version"
-	CodeNotFound   = "not-found"
 	CodeFailed     = "failed"
 	CodeDenied     = "denied"
 	CodeCancelled  = "cancelled"

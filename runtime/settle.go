@@ -18,10 +18,16 @@ func (c Counts) fields() [][2]string {
 }
 
 // CountDispatches counts the dispatches that are still running and those
-// that settled.
+// that settled. A retried attempt counts once: of the dispatches of one
+// invocation (or, without v2 identity, one prompt) only the latest counts,
+// so a retry is pending until it settles, whatever its predecessor did.
 func CountDispatches(ds []state.Dispatch) Counts {
-	var c Counts
+	latest := make(map[string]int, len(ds))
 	for i := range ds {
+		latest[attemptKey(&ds[i])] = i
+	}
+	var c Counts
+	for _, i := range latest {
 		if ds[i].Terminal() {
 			c.Done++
 		} else {
@@ -29,6 +35,14 @@ func CountDispatches(ds []state.Dispatch) Counts {
 		}
 	}
 	return c
+}
+
+// attemptKey names what a dispatch is an attempt of.
+func attemptKey(d *state.Dispatch) string {
+	if d.InvocationRef != "" {
+		return "invocation:" + d.InvocationRef
+	}
+	return "prompt:" + d.PromptPath
 }
 
 // ProcessAlive reports whether pid names a live process (a zombie counts as
@@ -138,39 +152,61 @@ func Settle(run *state.Run) (*state.TeamState, []string, error) {
 
 // Collect records phase-5-collect for every settled initial dispatch that
 // has not been collected yet, marking it collected in team-state so that no
-// later command records it again.
+// later command records it again. The ledger lines are appended inside the
+// team-state update, so a failed append leaves the dispatches uncollected
+// (always team-state's lock, then the ledger's: no other order is taken). A
+// recorder that does not write (a non-pane run) prints each dispatch's line
+// once per command.
 func Collect(run *state.Run, rec *Recorder) error {
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return err
 	}
+	if !rec.write {
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.DispatchKind != "initial" || !d.Terminal() || d.CollectedAt != "" || rec.printed[d.DispatchID] {
+				continue
+			}
+			if err := rec.Record("phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, ""); err != nil {
+				return err
+			}
+			rec.markPrinted(d.DispatchID)
+		}
+		return nil
+	}
 	if !hasUncollected(ts) {
 		return nil
 	}
-	var lines []state.Dispatch
+	var lines []string
 	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
 		lines = lines[:0]
+		var events []state.Event
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
 			d := &ts.WorkerDispatches[i]
 			if d.DispatchKind != "initial" || !d.Terminal() || d.CollectedAt != "" {
 				continue
 			}
-			if rec.write {
-				d.CollectedAt = now
+			ev, err := state.NewEvent(rec.source, "phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, "")
+			if err != nil {
+				return err
 			}
-			lines = append(lines, *d)
+			events = append(events, ev)
+			d.CollectedAt = now
+		}
+		if err := state.AppendEvents(run.LeadEventsPath, events...); err != nil {
+			return fmt.Errorf("record phase-5-collect: %w", err)
+		}
+		for _, ev := range events {
+			lines = append(lines, ev.ProgressLine)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, d := range lines {
-		if err := rec.Record("phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, ""); err != nil {
-			return err
-		}
-	}
+	rec.lines = append(rec.lines, lines...)
 	return nil
 }
 

@@ -54,6 +54,12 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 	}
 	launched := make([]Launched, len(recs))
 	for i, r := range recs {
+		if ctx.Err() != nil {
+			// Interrupted: what is not started yet is written off below,
+			// never left in progress with nothing running.
+			launched[i] = Launched{Err: errors.New("team dispatch was interrupted before starting it")}
+			continue
+		}
 		var res OpenPaneResult
 		err := cl.Call(ctx, MethodOpenPane, OpenPaneParams{
 			Argv:       WorkerArgv(self, run, r.Job, "live"),
@@ -63,6 +69,7 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 		}, &res)
 		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
 	}
+	// Recording where they run must not be cut short by the interruption.
 	if err := MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}

@@ -36,16 +36,6 @@ type TimelineEntry struct {
 	Line string
 }
 
-// DispatchByPane returns the dispatch shown in pane id, or nil.
-func (v *RunView) DispatchByPane(id string) *state.Dispatch {
-	for i := range v.Dispatches {
-		if v.Dispatches[i].PaneID == id {
-			return &v.Dispatches[i]
-		}
-	}
-	return nil
-}
-
 // Gate is a question the lead asked the human through `cockpit gate ask`.
 type Gate struct {
 	ID              string // the gate's id (the clarification id, e.g. C-003, or "report-authoring")

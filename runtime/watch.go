@@ -63,7 +63,7 @@ type Watcher struct {
 
 	mu       sync.Mutex
 	files    map[string]EventKind // absolute path → kind
-	pending  map[string]string    // missing dir → the file path waiting for it
+	pending  map[string][]string  // missing dir → the files waiting for it
 	watching map[string]bool      // directories with a watch
 	pids     map[int]bool
 	pidWake  [2]int // pipe that ends pidfd waits on Close
@@ -90,7 +90,7 @@ func NewWatcher() (*Watcher, error) {
 		fs:       fw,
 		out:      make(chan []FileEvent, 1),
 		files:    map[string]EventKind{},
-		pending:  map[string]string{},
+		pending:  map[string][]string{},
 		watching: map[string]bool{},
 		pids:     map[int]bool{},
 		pidWake:  p,
@@ -141,7 +141,7 @@ func (w *Watcher) watchDirLocked(dir, file string) error {
 		if parent == dir {
 			return err
 		}
-		w.pending[dir] = file
+		w.pending[dir] = append(w.pending[dir], file)
 		dir = parent
 	}
 }
@@ -212,17 +212,26 @@ func (w *Watcher) loop() {
 func (w *Watcher) handle(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	w.mu.Lock()
-	if file, ok := w.pending[name]; ok && ev.Has(fsnotify.Create) {
+	if files, ok := w.pending[name]; ok && ev.Has(fsnotify.Create) {
 		delete(w.pending, name)
-		if err := w.watchDirLocked(name, file); err == nil {
-			// The file may have been created in the new directory before
-			// the watch was in place.
-			if _, err := os.Stat(file); err == nil {
-				w.mu.Unlock()
-				w.add(FileEvent{Kind: w.kindOf(file), Path: file})
-				return
+		var appeared []string
+		for _, file := range files {
+			// Walk down again from the file's own directory: the levels
+			// below the new one may already exist (MkdirAll), and no event
+			// will come for them.
+			if err := w.watchDirLocked(filepath.Dir(file), file); err == nil {
+				// The file may have been written before the watch was in
+				// place.
+				if _, err := os.Stat(file); err == nil {
+					appeared = append(appeared, file)
+				}
 			}
 		}
+		w.mu.Unlock()
+		for _, file := range appeared {
+			w.add(FileEvent{Kind: w.kindOf(file), Path: file})
+		}
+		return
 	}
 	kind, ok := w.files[name]
 	w.mu.Unlock()

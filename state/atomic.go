@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -46,7 +47,9 @@ func WithLock(path string, fn func() error) error {
 		return lockTimeoutError(path)
 	}
 	defer mu.Unlock()
-	fl := flock.New(LockPath(path))
+	// O_NOFOLLOW: a lock file planted as a symlink must not make the lock
+	// create or open a file outside the project.
+	fl := flock.New(LockPath(path), flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW))
 	// A blocking flock is fair to waiting processes where polling is not;
 	// the timeout only gives up waiting, and a lock granted after that is
 	// released at once.

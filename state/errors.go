@@ -1,9 +1,6 @@
 package state
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Error is a problem with one run file: which file, which field, what is
 // wrong and, where it helps, what to do. Its text is one line.
@@ -28,6 +25,3 @@ func (e *Error) Error() string {
 func errf(file, field, format string, args ...any) *Error {
 	return &Error{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
-
-// ErrNotExist is wrapped by errors about a run file that is missing.
-var ErrNotExist = errors.New("file does not exist")

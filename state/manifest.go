@@ -3,7 +3,6 @@ package state
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 )
 
 // Terminal backends a run manifest may name.
@@ -311,6 +310,3 @@ func (m *RunManifest) CheckIdentity(id Identity) error {
 	}
 	return nil
 }
-
-// trimLower is a small helper for comparing free-form names.
-func trimLower(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,6 +101,12 @@ func evalExisting(p string) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
+		}
+		// A link whose target is missing says nothing about where a file
+		// created through it would land: refuse it rather than judge the
+		// link's own location.
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symlink to a missing target", cur)
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

@@ -55,10 +55,8 @@ func RoleForDuty(dutyID string) (string, error) {
 	return "", fmt.Errorf("unknown duty %q", dutyID)
 }
 
-// TerminalStatuses are the worker statuses after which nothing changes.
-var TerminalStatuses = []string{"completed", "timeout", "error", "not-run"}
-
-// IsTerminal reports whether status is a terminal worker status.
+// IsTerminal reports whether status is a terminal worker status: completed,
+// timeout, error or not-run, after which nothing changes.
 func IsTerminal(status string) bool {
 	switch status {
 	case "completed", "timeout", "error", "not-run":

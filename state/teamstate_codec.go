@@ -557,9 +557,11 @@ func cachePut(path string, ts *TeamState, doc *teamStateDoc) {
 // cachePeek returns a copy of the state this process last wrote to path
 // when data are still those bytes, without taking it from the cache.
 func cachePeek(path string, data []byte) *TeamState {
+	// The copy is made under the lock: once a writer has taken the state
+	// (cacheTake, under the same lock) it changes it in place.
 	tsCache.Lock()
+	defer tsCache.Unlock()
 	c, ok := tsCache.m[path]
-	tsCache.Unlock()
 	if !ok || len(c.doc.data) != len(data) || c.sum != maphash.Bytes(tsSeed, data) {
 		return nil
 	}

@@ -104,6 +104,14 @@ func (a *App) onGateKey(msg tea.KeyPressMsg) tea.Cmd {
 	if g.Kind == gateReportAuthoring {
 		n = 2
 	}
+	if n == 0 {
+		// Nothing to choose (the engine refuses such gates; a screen fed
+		// one anyway must not divide by zero): only leaving works.
+		if s := msg.String(); s == "esc" || s == "q" {
+			a.gate = nil
+		}
+		return nil
+	}
 	s := msg.String()
 	if d.editing {
 		switch s {

@@ -185,6 +185,20 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	if len(polls) > 4 {
 		t.Fatalf("more poll lines than count changes:\n%s", strings.Join(polls, "\n"))
 	}
+	collects := map[string]int{}
+	for _, l := range progress {
+		if strings.HasPrefix(l, "PROGRESS: phase-5-collect ") {
+			collects[l]++
+		}
+	}
+	if len(collects) != 3 {
+		t.Fatalf("want one phase-5-collect line per worker:\n%s", res.stdout)
+	}
+	for l, n := range collects {
+		if n != 1 {
+			t.Fatalf("%q printed %d times:\n%s", l, n, res.stdout)
+		}
+	}
 	// Three workers settling at different times: at least the entry line
 	// and one change were seen.
 	if len(polls) < 2 {

@@ -49,10 +49,19 @@ func progressRun(io *streams, o *progressOptions) error {
 	var fields [][2]string
 	for _, kv := range o.fields {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return &usageError{fmt.Errorf("--field %q must be NAME=VALUE", kv)}
+		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+			return &usageError{fmt.Errorf("--field %q must be NAME=VALUE with a NAME free of spaces", kv)}
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return &usageError{fmt.Errorf("--field %s: the value must be one line", k)}
 		}
 		fields = append(fields, [2]string{k, v})
+	}
+	if strings.ContainsAny(o.detail, "\r\n") {
+		return &usageError{fmt.Errorf("--detail must be one line")}
+	}
+	if strings.ContainsAny(o.worker, "\r\n") {
+		return &usageError{fmt.Errorf("--worker must be one line")}
 	}
 	run, err := o.run.load()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,10 @@ func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
 	name := "cockpit"
 	if cmd != nil {
 		name = cmd.CommandPath()
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(errw, "%s: interrupted\n", name)
+		return exitCancelled
 	}
 	var coded *codedError
 	if errors.As(err, &coded) {

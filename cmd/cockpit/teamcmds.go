@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -51,7 +50,11 @@ func teamDispatchRun(io *streams, o *dispatchOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runtime.TeamDispatch(context.Background(), batch, self)
+	// SIGINT/SIGTERM cancel the context instead of killing the process
+	// between recording the batch and recording where it runs.
+	ctx, cancel := interruptible()
+	defer cancel()
+	res, err := runtime.TeamDispatch(ctx, batch, self)
 	if err != nil {
 		return err
 	}
@@ -115,10 +118,6 @@ func reclaimRun(io *streams, o *reclaimOptions) error {
 		return err
 	}
 	res, err := runtime.Reclaim(context.Background(), run, runtime.ReclaimOptions{Gate: o.gate, DryRun: o.dryRun})
-	var np *runtime.ErrNoPanes
-	if errors.As(err, &np) {
-		return &codedError{code: exitError, err: err}
-	}
 	if err != nil {
 		return err
 	}
