@@ -97,6 +97,7 @@ const (
 	opPaste
 	opMouse
 	opFocus
+	opText
 )
 
 // paneOp is one piece of pane I/O decided by Update and performed by
@@ -161,6 +162,9 @@ func (op paneOp) apply(p *panes.Pane) error {
 		return err
 	case opFocus:
 		return p.Focus(op.in)
+	case opText:
+		_, err := p.Write([]byte(op.text))
+		return err
 	}
 	return nil
 }

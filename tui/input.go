@@ -45,8 +45,8 @@ func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.afterPrefix = pv != nil
 		return nil
 	}
-	if k, ok := paneKey(msg.Key()); ok {
-		a.queue(paneOp{kind: opKey, id: pv.id, key: k})
+	if op, ok := keyOp(pv.id, msg.Key()); ok {
+		a.queue(op)
 	}
 	return nil
 }
@@ -61,8 +61,8 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Prefix):
 		if afterPrefix && pv != nil {
 			// Prefix twice: the program gets the prefix key itself.
-			if k, ok := paneKey(msg.Key()); ok {
-				a.queue(paneOp{kind: opKey, id: pv.id, key: k})
+			if op, ok := keyOp(pv.id, msg.Key()); ok {
+				a.queue(op)
 			}
 			a.setMode(modeInput)
 		}

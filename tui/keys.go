@@ -83,6 +83,26 @@ func NewKeyMap(prefix string) KeyMap {
 	}
 }
 
+// keyOp is the pane op that sends k to pane id. Text of more than one code
+// point (an IME commit, an emoji with modifiers or joiners, a grapheme
+// with combining marks) is written whole, as a terminal passes typed text
+// through; Alt prefixes it with ESC as xterm's metaSendsEscape does. Every
+// other key goes through paneKey's xterm encoding.
+func keyOp(id string, k tea.Key) (paneOp, bool) {
+	if utf8.RuneCountInString(k.Text) > 1 && !k.Mod.Contains(tea.ModCtrl) && utf8.ValidString(k.Text) {
+		text := k.Text
+		if k.Mod.Contains(tea.ModAlt) {
+			text = "\x1b" + text
+		}
+		return paneOp{kind: opText, id: id, text: text}, true
+	}
+	pk, ok := paneKey(k)
+	if !ok {
+		return paneOp{}, false
+	}
+	return paneOp{kind: opKey, id: id, key: pk}, true
+}
+
 // paneKey translates a bubbletea key press into the pane's key, or reports
 // false for keys a terminal cannot send (lone modifiers, media keys).
 func paneKey(k tea.Key) (panes.Key, bool) {

@@ -691,3 +691,30 @@ func TestResizeDebounced(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedTextReachesThePaneWhole(t *testing.T) {
+	a := dryApp(t, 100, 30, 1)
+	keys(a, "l", "enter")
+	a.ops = nil
+	for _, k := range []tea.Key{
+		{Code: tea.KeyExtended, Text: "👍🏽"},
+		{Code: 'e', Text: "e\u0301"},
+		{Code: tea.KeyExtended, Text: "한글", Mod: tea.ModAlt},
+		{Code: 'x', Text: "x"},
+	} {
+		send(a, tea.KeyPressMsg(k))
+	}
+	var got []string
+	for _, op := range a.ops {
+		switch op.kind {
+		case opText:
+			got = append(got, op.text)
+		case opKey:
+			got = append(got, string(rune(op.key.Code)))
+		}
+	}
+	want := []string{"👍🏽", "e\u0301", "\x1b한글", "x"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sent %q, want %q", got, want)
+	}
+}
