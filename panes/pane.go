@@ -48,8 +48,9 @@ const (
 	// process exited, for the rest of its output (see awaitDrain).
 	drainTimeout = 250 * time.Millisecond
 	maxDrain     = 5 * time.Second
-	// killWait bounds the wait after SIGKILL before Close stops waiting for
-	// the exit and tears the pane down anyway.
+	// killWait bounds the wait after SIGKILL before Close closes the PTY
+	// anyway; Close still waits for the reap, which only a process stuck
+	// in the kernel can delay.
 	killWait = 5 * time.Second
 )
 
@@ -583,7 +584,8 @@ func (p *Pane) signal(sig syscall.Signal) bool {
 
 // Close ends the pane: SIGHUP to the program's process group, then SIGTERM,
 // then SIGKILL, each only if the program is still alive after the grace
-// period, then it closes the PTY and waits for every goroutine of the pane to
+// period; once the program is gone, what is left of its process group gets
+// the same (see sweepGroup). Then it closes the PTY and waits for every goroutine of the pane to
 // end. The exit status stays readable. Close is safe to call more than once
 // and concurrently; every call returns when the pane is closed.
 func (p *Pane) Close() error {
@@ -613,6 +615,10 @@ func (p *Pane) close() error {
 		if p.isExited() {
 			break
 		}
+	}
+
+	if p.isExited() {
+		p.sweepGroup()
 	}
 
 	p.inMu.Lock()

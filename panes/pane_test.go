@@ -387,7 +387,7 @@ func TestExitWhileBackgroundChildHoldsTerminal(t *testing.T) {
 	m := NewManager()
 	// The background sleep inherits the ignored SIGHUP and keeps the
 	// terminal open after sh exits, so the output never ends.
-	p, err := m.Open(Config{Argv: []string{"sh", "-c", `trap "" HUP; sleep 60 & echo started`}})
+	p, err := m.Open(Config{Argv: []string{"sh", "-c", `trap "" HUP; sleep 60 & echo started`}, CloseGrace: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,8 +399,15 @@ func TestExitWhileBackgroundChildHoldsTerminal(t *testing.T) {
 	if !strings.Contains(screenText(p), "started") {
 		t.Fatalf("screen:\n%s", screenText(p))
 	}
+	if !groupLive(p.Pid()) {
+		t.Fatal("the background sleep is not running before Close")
+	}
 	if err := m.Close(p.ID()); err != nil {
 		t.Fatal(err)
+	}
+	// Close ends what sh left behind, as it would end sh.
+	if groupLive(p.Pid()) {
+		t.Fatal("the background sleep outlived Close")
 	}
 	checkNoLeaks(t, base)
 }
