@@ -95,6 +95,7 @@ func (e *nullEmulator) Modes() term.Modes                                 { retu
 func (e *nullEmulator) Title() string                                     { return "" }
 func (e *nullEmulator) AppendLine(dst []byte, _ int, _ bool) []byte       { return dst }
 func (e *nullEmulator) ScrollbackLen() int                                { return 0 }
+func (e *nullEmulator) ScrollbackDropped() uint64                         { return 0 }
 func (e *nullEmulator) AppendScrollback(dst []byte, _ int, _ bool) []byte { return dst }
 func (e *nullEmulator) TakeDirty(dst []int) []int                         { return dst }
 func (e *nullEmulator) SetCallbacks(func([]byte), func(term.Event))       {}

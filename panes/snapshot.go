@@ -23,6 +23,9 @@ type Snapshot struct {
 	Modes         term.Modes
 	Title         string
 	ScrollbackLen int
+	// ScrollbackDropped counts the history lines evicted since the pane
+	// started (see term.Emulator).
+	ScrollbackDropped uint64
 	// Exited is set once the program ended; Status says how.
 	Exited bool
 	Status ExitStatus
@@ -65,16 +68,17 @@ func (p *Pane) snapshotLocked() Snapshot {
 		}
 	}
 	p.snap = Snapshot{
-		Seq:           p.seq,
-		Cols:          cols,
-		Rows:          rows,
-		Lines:         p.lines,
-		Cursor:        p.emu.Cursor(),
-		Modes:         p.emu.Modes(),
-		Title:         p.emu.Title(),
-		ScrollbackLen: p.emu.ScrollbackLen(),
-		Exited:        p.statusSet,
-		Status:        p.status,
+		Seq:               p.seq,
+		Cols:              cols,
+		Rows:              rows,
+		Lines:             p.lines,
+		Cursor:            p.emu.Cursor(),
+		Modes:             p.emu.Modes(),
+		Title:             p.emu.Title(),
+		ScrollbackLen:     p.emu.ScrollbackLen(),
+		ScrollbackDropped: p.emu.ScrollbackDropped(),
+		Exited:            p.statusSet,
+		Status:            p.status,
 	}
 	p.snapValid = true
 	p.linesShared = true

@@ -235,6 +235,12 @@ func TestScrollKeys(t *testing.T) {
 	if a.scroll.back != 12 {
 		t.Fatalf("back after 10 new lines = %d, want 12", a.scroll.back)
 	}
+	// A full history stops growing; the lines it let go of still move the
+	// view up by as many.
+	send(a, framesMsg{snaps: []paneSnap{{id: pv.id, snap: panes.Snapshot{ScrollbackLen: 510, ScrollbackDropped: 7}}}})
+	if a.scroll.back != 19 {
+		t.Fatalf("back after 7 lines through a full history = %d, want 19", a.scroll.back)
+	}
 }
 
 func TestTimelineToggle(t *testing.T) {

@@ -137,11 +137,11 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 			// program started): show it under its id until it is.
 			pv = a.addPane(ps.id)
 		}
-		prevSB := pv.snap.ScrollbackLen
+		prev := pv.snap
 		pv.setSnap(ps.snap)
 		a.onEvents(pv, ps.events)
 		if a.mode == modeScroll && a.scroll.id == pv.id {
-			a.followScroll(pv, prevSB)
+			a.followScroll(pv, prev)
 			scrolled = true
 		}
 	}

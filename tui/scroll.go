@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/okstra/cockpit/panes"
 )
 
 // scrollState is scroll mode on one pane. back counts the lines the view is
@@ -57,10 +59,16 @@ func (a *App) leaveScroll() {
 
 // followScroll keeps a scrolled view on the same lines while new output
 // pushes lines into the history, as tmux's copy mode does; at the bottom
-// the view follows the live screen.
-func (a *App) followScroll(pv *paneView, prevSB int) {
+// the view follows the live screen. The lines pushed since prev are the
+// growth of the history plus the lines a full history let go of, so the
+// view holds still after the history reached its limit too.
+func (a *App) followScroll(pv *paneView, prev panes.Snapshot) {
 	if a.scroll.back > 0 {
-		if d := pv.snap.ScrollbackLen - prevSB; d > 0 {
+		d := pv.snap.ScrollbackLen - prev.ScrollbackLen
+		if pv.snap.ScrollbackDropped > prev.ScrollbackDropped {
+			d += int(pv.snap.ScrollbackDropped - prev.ScrollbackDropped)
+		}
+		if d > 0 {
 			a.scroll.back += d
 		}
 	}

@@ -268,6 +268,10 @@ func (r *Emulator) AppendLine(dst []byte, row int, styled bool) []byte {
 // ScrollbackLen is the number of lines x/vt keeps above the normal screen.
 func (r *Emulator) ScrollbackLen() int { return r.e.ScrollbackLen() }
 
+// ScrollbackDropped is always 0: x/vt does not say when its scrollback
+// evicts a line (a scrolled view over refvt drifts once the history is full).
+func (r *Emulator) ScrollbackDropped() uint64 { return 0 }
+
 // AppendScrollback appends scrollback line i (0 = oldest) to dst.
 func (r *Emulator) AppendScrollback(dst []byte, i int, styled bool) []byte {
 	sb := r.e.Scrollback()

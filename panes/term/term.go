@@ -37,6 +37,11 @@ type Emulator interface {
 	// ScrollbackLen is the number of lines that scrolled off the top of the
 	// normal screen and are kept (0 ≤ i < ScrollbackLen, 0 = oldest).
 	ScrollbackLen() int
+	// ScrollbackDropped counts the lines evicted from the oldest end of a
+	// full scrollback since the emulator started; it never decreases. With
+	// ScrollbackLen it tells a scrolled view how far new output moved the
+	// lines it shows, even when the length no longer grows.
+	ScrollbackDropped() uint64
 	AppendScrollback(dst []byte, i int, styled bool) []byte
 
 	// TakeDirty appends to dst the visible rows changed since the previous

@@ -544,9 +544,16 @@ func TestScrollbackLimitAndOrder(t *testing.T) {
 			t.Fatalf("scrollback[%d] = %q", i, got)
 		}
 	}
+	// line0..line8 scrolled off; the ring kept the last three.
+	if e.ScrollbackDropped() != 6 {
+		t.Fatalf("dropped %d, want 6", e.ScrollbackDropped())
+	}
 	feed(t, e, "\x1b[3J")
 	if e.ScrollbackLen() != 0 {
 		t.Fatal("ED 3 kept the scrollback")
+	}
+	if e.ScrollbackDropped() != 6 {
+		t.Fatalf("dropped %d after ED 3, want 6 still", e.ScrollbackDropped())
 	}
 	e = New(10, 2, WithScrollback(0))
 	feed(t, e, "a\r\nb\r\nc\r\n")

@@ -22,6 +22,10 @@ func (e *Emulator) AppendLine(dst []byte, row int, styled bool) []byte {
 // ScrollbackLen is the number of lines kept above the normal screen.
 func (e *Emulator) ScrollbackLen() int { return e.sb.len() }
 
+// ScrollbackDropped counts the lines a full scrollback let go of, oldest
+// first, since the emulator started.
+func (e *Emulator) ScrollbackDropped() uint64 { return e.sb.dropped }
+
 // AppendScrollback appends scrollback line i (0 = oldest) to dst, in the
 // same form as AppendLine.
 func (e *Emulator) AppendScrollback(dst []byte, i int, styled bool) []byte {

@@ -26,6 +26,9 @@ type scrollback struct {
 	head, n int
 	w       int // arena offset just past the newest line
 	limit   int
+	// dropped counts the lines evicted from a full ring since the
+	// emulator started; it never goes back.
+	dropped uint64
 }
 
 type lineRec struct{ off, n uint32 }
@@ -68,6 +71,7 @@ func (s *scrollback) push(ln *line) {
 
 func (s *scrollback) pushEncoded(b []byte) {
 	if s.n == s.limit {
+		s.dropped++
 		s.head++
 		if s.head == len(s.recs) {
 			s.head = 0
