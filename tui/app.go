@@ -127,6 +127,9 @@ type App struct {
 	focus        int
 	mode         mode
 	afterPrefix  bool // navigation entered by the prefix: prefix again sends it
+	// mouseGrab is the pane that got a button press: its drag and release
+	// go to it even outside its cells, as in xterm, until the release.
+	mouseGrab string
 	zoom         bool
 	showTimeline bool
 	showHelp     bool

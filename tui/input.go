@@ -273,6 +273,16 @@ func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 		return a.onGateMouse(msg)
 	}
 	m := msg.Mouse()
+	if a.mouseGrab != "" {
+		switch msg.(type) {
+		case tea.MouseMotionMsg, tea.MouseReleaseMsg:
+			a.grabbedMouse(msg)
+			return nil
+		}
+		// A press or a wheel notch without a release in between: the
+		// release went missing (the terminal lost it); start over.
+		a.mouseGrab = ""
+	}
 	i, pv := a.paneAt(m.X, m.Y)
 	if pv == nil {
 		if _, ok := msg.(tea.MouseClickMsg); ok && a.geo.tabs && m.Y == a.geo.tabRow.Y {
@@ -286,20 +296,20 @@ func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 			return nil
 		}
 		a.setFocus(i)
-		if a.mode == modeInput {
-			a.forwardMouse(pv, m, panes.MousePress)
+		if a.mode == modeInput && a.forwardMouse(pv, m, panes.MousePress, false) {
+			a.mouseGrab = pv.id
 		}
 	case tea.MouseReleaseMsg:
 		if a.mode == modeInput && pv == a.focused() {
-			a.forwardMouse(pv, m, panes.MouseRelease)
+			a.forwardMouse(pv, m, panes.MouseRelease, false)
 		}
 	case tea.MouseMotionMsg:
 		if a.mode == modeInput && pv == a.focused() {
-			a.forwardMouse(pv, m, panes.MouseMotion)
+			a.forwardMouse(pv, m, panes.MouseMotion, false)
 		}
 	case tea.MouseWheelMsg:
 		if a.mode == modeInput && pv == a.focused() && pv.snap.Modes.Mouse != term.MouseNone {
-			a.forwardMouse(pv, m, panes.MousePress)
+			a.forwardMouse(pv, m, panes.MousePress, false)
 			return nil
 		}
 		return a.wheelScroll(i, m.Button)
@@ -335,12 +345,37 @@ func (a *App) wheelScroll(i int, b tea.MouseButton) tea.Cmd {
 	return a.cmdFetchScroll()
 }
 
-// forwardMouse queues a mouse event for pv's program in its own cells;
-// events on the title bar are not the program's.
-func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction) {
-	in := pv.rect.inner()
-	if pv.snap.Modes.Mouse == term.MouseNone || !in.contains(m.X, m.Y) {
+// grabbedMouse sends a drag or release to the pane that got the press,
+// wherever the pointer is: xterm keeps reporting to the window that has the
+// button down, with the position clamped to its cells, so a program
+// selecting text or dragging a divider sees the drag end.
+func (a *App) grabbedMouse(msg tea.MouseMsg) {
+	pv := a.byID[a.mouseGrab]
+	action := panes.MouseMotion
+	if _, ok := msg.(tea.MouseReleaseMsg); ok {
+		action = panes.MouseRelease
+		a.mouseGrab = ""
+	}
+	if pv == nil || a.mode != modeInput {
+		a.mouseGrab = ""
 		return
+	}
+	a.forwardMouse(pv, msg.Mouse(), action, true)
+}
+
+// forwardMouse queues a mouse event for pv's program in its own cells and
+// reports whether it did; events on the title bar are not the program's.
+// With clamp, a position outside the cells is moved to the nearest cell.
+func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction, clamp bool) bool {
+	in := pv.rect.inner()
+	if pv.snap.Modes.Mouse == term.MouseNone || in.W <= 0 || in.H <= 0 {
+		return false
+	}
+	if clamp {
+		m.X = min(max(m.X, in.X), in.X+in.W-1)
+		m.Y = min(max(m.Y, in.Y), in.Y+in.H-1)
+	} else if !in.contains(m.X, m.Y) {
+		return false
 	}
 	ev := panes.Mouse{X: m.X - in.X, Y: m.Y - in.Y, Button: mouseButton(m.Button), Action: action}
 	if m.Mod.Contains(tea.ModShift) {
@@ -353,6 +388,7 @@ func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction) 
 		ev.Mod |= panes.ModCtrl
 	}
 	a.queue(paneOp{kind: opMouse, id: pv.id, mouse: ev})
+	return true
 }
 
 func mouseButton(b tea.MouseButton) panes.MouseButton {

@@ -419,10 +419,20 @@ func TestMouse(t *testing.T) {
 	hs.key("enter")
 	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
 	hs.send(tea.MouseReleaseMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
+	// A drag released outside the pane (over the lead) still ends in the
+	// program, at its nearest cell, as xterm reports it.
+	if in.X < 5 {
+		t.Fatalf("the worker pane starts at column %d: no room to its left", in.X)
+	}
+	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
+	hs.send(tea.MouseReleaseMsg{X: in.X - 5, Y: in.Y + 2, Button: tea.MouseLeft})
+	if focusedID(hs.app) != id || hs.app.mouseGrab != "" {
+		t.Fatalf("after the release: focus %s grab %q", focusedID(hs.app), hs.app.mouseGrab)
+	}
 	hs.send(tea.MouseWheelMsg{X: in.X, Y: in.Y, Button: tea.MouseWheelUp})
 	// A click on its title bar is the screen's, not the program's.
 	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: worker.rect.Y, Button: tea.MouseLeft})
-	waitFile(t, out, "\x1b[<0;5;3M\x1b[<0;5;3m\x1b[<64;1;1M")
+	waitFile(t, out, "\x1b[<0;5;3M\x1b[<0;5;3m\x1b[<0;5;3M\x1b[<0;1;3m\x1b[<64;1;1M")
 
 	// The wheel over a program that did not ask scrolls its history, and
 	// scrolling back down leaves scroll mode.
