@@ -124,12 +124,12 @@ type App struct {
 	byID   map[string]*paneView
 	closed map[string]bool // ids closed for good; late frames for them are dropped
 
-	focus        int
-	mode         mode
-	afterPrefix  bool // navigation entered by the prefix: prefix again sends it
+	focus       int
+	mode        mode
+	afterPrefix bool // navigation entered by the prefix: prefix again sends it
 	// mouseGrab is the pane that got a button press: its drag and release
 	// go to it even outside its cells, as in xterm, until the release.
-	mouseGrab string
+	mouseGrab    string
 	zoom         bool
 	showTimeline bool
 	showHelp     bool
