@@ -154,7 +154,6 @@ type App struct {
 
 	// manual is set by tests that drive frames and ticks themselves.
 	manual  bool
-	framing bool // a frame wait is in flight
 	ticking bool // an elapsed-time tick is in flight
 
 	view      string
@@ -224,7 +223,6 @@ func (a *App) Stop() { a.cancel() }
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{a.cmdSyncPanes()}
 	if !a.manual && a.snaps != nil {
-		a.framing = true
 		cmds = append(cmds, a.cmdWaitFrame())
 	}
 	return tea.Batch(cmds...)
@@ -241,7 +239,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case framesMsg:
 		cmd = a.onFrames(msg)
 	case frameStoppedMsg:
-		a.framing = false
+		// The frame loop ended (the Manager is closing): nothing to do.
 	case runtime.ViewUpdated:
 		a.onRunView(msg.View)
 	case runtime.PaneOpened:

@@ -147,9 +147,7 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	if msg.loop {
-		a.framing = false
 		if !a.manual {
-			a.framing = true
 			cmds = append(cmds, a.cmdWaitFrame())
 		}
 	}
