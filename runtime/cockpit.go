@@ -25,6 +25,9 @@ type CockpitConfig struct {
 	Lead []string
 	// LeadEnv is added to the lead's environment.
 	LeadEnv []string
+	// LeadPath are directories put first on the lead's PATH, before Self's
+	// (the okstra shim directory).
+	LeadPath []string
 	// Socket overrides SocketPath(Run).
 	Socket string
 	// NoServer skips the control socket (tests of the engine alone).
@@ -192,6 +195,9 @@ func (c *Cockpit) openLead() error {
 	)
 	if c.cfg.Self != "" {
 		env = prependPath(env, filepath.Dir(c.cfg.Self))
+	}
+	for i := len(c.cfg.LeadPath) - 1; i >= 0; i-- {
+		env = prependPath(env, c.cfg.LeadPath[i])
 	}
 	_, err := c.open(panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}, PaneInfo{Title: "lead", Lead: true})
 	return err
