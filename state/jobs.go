@@ -43,6 +43,9 @@ type ResolvedJob struct {
 	Result   string
 	Metadata string // "" when the job has none (v1)
 	Worktree string // "" to run in the project root
+	// IdleSource says where Job.IdleTimeoutSeconds came from once the
+	// dispatcher applied the role's idle budget (see Dispatch).
+	IdleSource string
 }
 
 // LoadJobs reads a jobs file and checks its shape against the run: the

@@ -64,8 +64,14 @@ type Dispatch struct {
 	Reason           string `json:"reason"`
 	ExitCode         *int   `json:"exitCode,omitempty"`
 	PID              int    `json:"pid,omitempty"`
-	DispatchedAt     string `json:"dispatchedAt,omitempty"`
-	SettledAt        string `json:"settledAt,omitempty"`
+	// IdleTimeoutSeconds is the idle limit the worker runs under (0: none),
+	// and IdleTimeoutSource says where it came from: "jobs-file" (the job's
+	// idleTimeoutSeconds), "catalog" (the role's default idle budget) or
+	// "providers.json" (the user's override of that budget).
+	IdleTimeoutSeconds int    `json:"idleTimeoutSeconds,omitempty"`
+	IdleTimeoutSource  string `json:"idleTimeoutSource,omitempty"`
+	DispatchedAt       string `json:"dispatchedAt,omitempty"`
+	SettledAt          string `json:"settledAt,omitempty"`
 	// CollectedAt is when a phase-5-collect checkpoint was recorded for this
 	// dispatch, so no command records it twice.
 	CollectedAt string `json:"collectedAt,omitempty"`

@@ -193,7 +193,9 @@ func decodeDispatch(raw []byte, d *Dispatch) *decodeErr {
 			sp = &d.SettledAt
 		case "collectedAt":
 			sp = &d.CollectedAt
-		case "attempt", "pid", "exitCode":
+		case "idleTimeoutSource":
+			sp = &d.IdleTimeoutSource
+		case "attempt", "pid", "exitCode", "idleTimeoutSeconds":
 			if m.val[0] == 'n' { // null
 				continue
 			}
@@ -206,6 +208,8 @@ func decodeDispatch(raw []byte, d *Dispatch) *decodeErr {
 				d.Attempt = n
 			case "pid":
 				d.PID = n
+			case "idleTimeoutSeconds":
+				d.IdleTimeoutSeconds = n
 			default:
 				d.ExitCode = &n
 			}

@@ -262,3 +262,20 @@ func (p *Provider) clone() *Provider {
 	q.Roles = slices.Clone(p.Roles)
 	return &q
 }
+
+// Sources of a worker's idle limit, recorded on its dispatch as
+// idleTimeoutSource.
+const (
+	IdleFromJobsFile  = "jobs-file"
+	IdleFromCatalog   = "catalog"
+	IdleFromProviders = "providers.json"
+)
+
+// IdleBudget returns the idle limit, in seconds, a worker of the canonical
+// role runs under when its job names none, and where that budget came from
+// (IdleFromCatalog or IdleFromProviders). An unknown or empty role gets the
+// general worker budget.
+func (c *Catalog) IdleBudget(role string) (seconds int, source string) {
+	// TODO(issue 9): per-role defaults and the providers.json override.
+	return 900, IdleFromCatalog
+}
