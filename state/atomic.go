@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,19 +172,28 @@ func jsonError(display string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case err.Error() == "unexpected end of JSON input":
-		return &Error{File: display, Msg: "is truncated: the JSON ends early; restore or regenerate the file"}
+	case errors.As(err, &syn) && truncatedJSON(data):
+		return &Error{File: display, Msg: "is truncated: the JSON ends early; restore or regenerate the file", Err: err}
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset)
-		return &Error{File: display, Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %s", line, col, syn.Error())}
+		return &Error{File: display, Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %s", line, col, syn.Error()), Err: err}
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
 			field = "(top level)"
 		}
-		return &Error{File: display, Field: field, Msg: fmt.Sprintf("is a JSON %s; expected %s", typ.Value, goTypeName(typ.Type.String()))}
+		return &Error{File: display, Field: field, Msg: fmt.Sprintf("is a JSON %s; expected %s", typ.Value, goTypeName(typ.Type.String())), Err: err}
 	}
-	return &Error{File: display, Msg: "invalid JSON: " + err.Error()}
+	return &Error{File: display, Msg: "invalid JSON: " + err.Error(), Err: err}
+}
+
+// truncatedJSON reports whether data is a JSON value cut short: its first
+// value ends before it is complete. json.Unmarshal says so only in its
+// message; a json.Decoder says it with io.ErrUnexpectedEOF.
+func truncatedJSON(data []byte) bool {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(&v)
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func goTypeName(t string) string {
@@ -201,9 +211,12 @@ func goTypeName(t string) string {
 	return "an object"
 }
 
+// lineCol turns a *json.SyntaxError's Offset (the bytes read when the
+// error was found, so the bad byte is the one before it) into the 1-based
+// line and column of that byte.
 func lineCol(data []byte, off int64) (int, int) {
 	line, col := 1, 1
-	for i := int64(0); i < off && i < int64(len(data)); i++ {
+	for i := int64(0); i < off-1 && i < int64(len(data)); i++ {
 		if data[i] == '\n' {
 			line++
 			col = 1

@@ -8,6 +8,10 @@ type Error struct {
 	File  string // the path as the user gave it or the run manifest names it
 	Field string // a JSON path such as "jobs[2].promptPath"; empty for the whole file
 	Msg   string
+	// Err is the underlying error, when there is one (a *json.SyntaxError,
+	// an *fs.PathError, ...). Msg already says what it says; Err is there
+	// for errors.Is and errors.As, and does not change the text.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -22,6 +26,16 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
 }
 
+// Unwrap returns the underlying error, or nil.
+func (e *Error) Unwrap() error { return e.Err }
+
 func errf(file, field, format string, args ...any) *Error {
 	return &Error{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wrapf is errf keeping err as the underlying error.
+func wrapf(err error, file, field, format string, args ...any) *Error {
+	e := errf(file, field, format, args...)
+	e.Err = err
+	return e
 }

@@ -71,7 +71,7 @@ func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error)
 		return nil, nil, errf(f, "dispatchKind", "is missing; expected initial, reverify-r<N>, critic, report-writer or translator")
 	}
 	if err := CheckDispatchKind(jf.DispatchKind); err != nil {
-		return nil, nil, errf(f, "dispatchKind", "%v", err)
+		return nil, nil, wrapf(err, f, "dispatchKind", "%v", err)
 	}
 	if wantKind != "" && wantKind != jf.DispatchKind {
 		return nil, nil, errf(f, "dispatchKind", "is %q but --dispatch-kind is %q; dispatch the file its own kind or fix the flag", jf.DispatchKind, wantKind)
@@ -127,7 +127,7 @@ func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error)
 		}
 		if j.Role != "" {
 			if _, err := NormalizeRole(j.Role); err != nil {
-				return nil, nil, errf(f, at+".role", "%v", err)
+				return nil, nil, wrapf(err, f, at+".role", "%v", err)
 			}
 		}
 		rj := ResolvedJob{Job: j}

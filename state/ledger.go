@@ -161,7 +161,7 @@ func ReadEvents(path, display string) ([]Event, error) {
 		}
 		var e Event
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, &Error{File: display, Field: fmt.Sprintf("line %d", n), Msg: "is not a checkpoint JSON object: " + err.Error()}
+			return nil, &Error{File: display, Field: fmt.Sprintf("line %d", n), Msg: "is not a checkpoint JSON object: " + err.Error(), Err: err}
 		}
 		out = append(out, e)
 	}

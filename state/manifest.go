@@ -204,7 +204,7 @@ func (m *RunManifest) validate() error {
 		}
 		refs[r.RoleExecutionRef] = true
 		if _, err := NormalizeRole(r.Role); err != nil {
-			return errf(f, at+".role", "%v", err)
+			return wrapf(err, f, at+".role", "%v", err)
 		}
 		if r.Provider == "" {
 			return errf(f, at+".provider", "is missing")

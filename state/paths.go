@@ -23,11 +23,11 @@ func OpenRoot(dir string) (Root, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Root{}, &Error{Field: "--project-root", Msg: err.Error()}
+		return Root{}, &Error{Field: "--project-root", Msg: err.Error(), Err: err}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return Root{}, &Error{File: dir, Msg: "project root does not exist; pass an existing directory with --project-root"}
+		return Root{}, &Error{File: dir, Msg: "project root does not exist; pass an existing directory with --project-root", Err: err}
 	}
 	info, err := os.Stat(real)
 	if err != nil || !info.IsDir() {
@@ -61,7 +61,7 @@ func (r Root) Resolve(p string, what string) (string, error) {
 	// relative one may leave it through a symlink inside it.
 	real, err := evalExisting(abs)
 	if err != nil {
-		return "", &Error{Field: what, Msg: "resolve " + quote(p) + ": " + err.Error()}
+		return "", &Error{Field: what, Msg: "resolve " + quote(p) + ": " + err.Error(), Err: err}
 	}
 	if !within(r.dir, real) {
 		if within(r.dir, abs) {

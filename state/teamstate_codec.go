@@ -56,11 +56,11 @@ func decodeTeamState(data []byte, display string) (*TeamState, *teamStateDoc, er
 	}
 	end, err := valueEnd(data, start)
 	if err != nil {
-		return nil, nil, &Error{File: display, Msg: err.Error()}
+		return nil, nil, &Error{File: display, Msg: err.Error(), Err: err}
 	}
 	members, err := splitObject(data[start:end])
 	if err != nil {
-		return nil, nil, &Error{File: display, Msg: err.Error()}
+		return nil, nil, &Error{File: display, Msg: err.Error(), Err: err}
 	}
 	ts := &TeamState{}
 	doc := &teamStateDoc{data: data}
