@@ -38,10 +38,9 @@ func TestTitleBarGolden(t *testing.T) {
 		)
 		a.onRunView(run)
 		type tc struct {
-			name  string
-			pv    *paneView
-			w     int
-			setup func()
+			name string
+			pv   *paneView
+			w    int
 		}
 		mk := func(id, title string) *paneView {
 			pv := &paneView{id: id, title: title, hasSnap: true}
