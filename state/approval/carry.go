@@ -191,7 +191,8 @@ func carriedRow(req CarryRequest, id string, resp *response, now string) (Row, e
 		ResolvedAt:      resolvedAt,
 	}
 	r.fillScopeEffects()
-	if err := ValidateRow(r); err != nil {
+	// An incomplete row still carries: the user's answer stands.
+	if err := CheckRow(r); err != nil {
 		return Row{}, &state.Error{File: ledger, Msg: "cannot carry: " + err.Error()}
 	}
 	return r, nil

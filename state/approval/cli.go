@@ -3,8 +3,11 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/okstra/cockpit/state"
@@ -74,13 +77,78 @@ type OpenOptions struct {
 	UnblockCondition       string   // --unblock-condition
 	RecommendedDisposition string   // --recommended-disposition
 	Options                []string // --option <json object>, once per option
+	OptionsFile            string   // --options-file <path>: a JSON array of option objects
 	Supersedes             string   // --supersedes C-NNN
 	JSON                   bool     // --json
 }
 
-// RunOpen adds one open row to the ledger and prints it.
+// optionHint is the shape of one option, for errors.
+const optionHint = `{"role","answer","rationale","reach","scopeEffects","addedWork","directionChange","disposition"}`
+
+// parseOptions decodes the --option flags, in order, then the options of
+// --options-file (a JSON array of option objects, resolved like the other
+// paths). Each is decoded strictly; the rules are checked by the caller.
+func parseOptions(projectRoot string, flags []string, file string) ([]Option, error) {
+	var opts []Option
+	for i, s := range flags {
+		var opt Option
+		if err := decodeStrict(s, &opt); err != nil {
+			return nil, &state.Error{Field: fmt.Sprintf("--option %d", i+1), Msg: fmt.Sprintf("is not an option object (%v); give %s", err, optionHint), Err: err}
+		}
+		opts = append(opts, opt)
+	}
+	if file == "" {
+		return opts, nil
+	}
+	path, err := resolve(projectRoot, file, "--options-file")
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &state.Error{Field: "--options-file", Msg: fmt.Sprintf("cannot read %s (%v); pass a file holding a JSON array of options", file, unwrapPath(err)), Err: err}
+	}
+	var raws []json.RawMessage
+	if err := decodeStrict(string(data), &raws); err != nil || raws == nil {
+		if err == nil {
+			err = fmt.Errorf("null")
+		}
+		return nil, &state.Error{File: file, Msg: fmt.Sprintf("is not a JSON array of options (%v); give [%s, ...]", err, optionHint), Err: err}
+	}
+	for i, raw := range raws {
+		var opt Option
+		if err := decodeStrict(string(raw), &opt); err != nil {
+			return nil, &state.Error{File: file, Field: fmt.Sprintf("[%d]", i), Msg: fmt.Sprintf("is not an option object (%v); give %s", err, optionHint), Err: err}
+		}
+		opts = append(opts, opt)
+	}
+	return opts, nil
+}
+
+// unwrapPath drops the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// incompleteLine is the line that reports an incomplete row and says how to
+// complete it.
+func incompleteLine(ledger string, inc *RuleError) string {
+	return fmt.Sprintf("incomplete: %s — add options with `approval-decision option --ledger %s --clarification-id %s --option <json>`", inc.Error(), ledger, inc.ID)
+}
+
+// RunOpen adds one open row to the ledger and prints it. A row with fewer
+// than two options, or without exactly one recommended, is recorded and
+// reported incomplete on a second line (in the JSON: "incomplete").
 func RunOpen(o OpenOptions, out io.Writer) error {
 	ledger, err := resolve(o.ProjectRoot, o.Ledger, "--ledger")
+	if err != nil {
+		return err
+	}
+	opts, err := parseOptions(o.ProjectRoot, o.Options, o.OptionsFile)
 	if err != nil {
 		return err
 	}
@@ -91,22 +159,72 @@ func RunOpen(o OpenOptions, out io.Writer) error {
 		UserConfirmation: o.UserConfirmation, UnblockCondition: o.UnblockCondition,
 		RecommendedDisposition: o.RecommendedDisposition,
 		TaskType:               o.TaskType, RunSeq: o.RunSeq,
-	}
-	for i, s := range o.Options {
-		var opt Option
-		if err := decodeStrict(s, &opt); err != nil {
-			return &state.Error{Field: fmt.Sprintf("--option %d", i+1), Msg: fmt.Sprintf("is not an option object (%v); give {\"role\",\"answer\",\"rationale\",\"reach\",\"scopeEffects\",\"addedWork\",\"directionChange\",\"disposition\"}", err)}
-		}
-		row.Options = append(row.Options, opt)
+		Options:                opts,
 	}
 	stored, err := openRow(ledger, o.TaskKey, row, o.Supersedes)
 	if err != nil {
 		return err
 	}
+	inc := stored.Incomplete()
 	if o.JSON {
-		return printJSON(out, map[string]any{"ledger": ledger, "row": stored})
+		res := map[string]any{"ledger": ledger, "row": stored}
+		if inc != nil {
+			res["incomplete"] = inc.Error()
+		}
+		return printJSON(out, res)
 	}
-	_, err = fmt.Fprintf(out, "opened %s in %s\n", stored.ClarificationID, ledger)
+	msg := fmt.Sprintf("opened %s in %s\n", stored.ClarificationID, ledger)
+	if inc != nil {
+		msg += incompleteLine(ledger, inc) + "\n"
+	}
+	_, err = io.WriteString(out, msg)
+	return err
+}
+
+// OptionOptions are the flags of `approval-decision option`.
+type OptionOptions struct {
+	ProjectRoot     string   // --project-root: when set, paths are resolved inside it
+	Ledger          string   // --ledger
+	ClarificationID string   // --clarification-id C-NNN: an open row
+	Options         []string // --option <json object>, once per option
+	OptionsFile     string   // --options-file <path>: a JSON array of option objects
+	Replace         bool     // --replace: the options replace the row's instead of adding to them
+	JSON            bool     // --json
+}
+
+// RunOption adds options to an open row (see AddOptions) and prints how many
+// it now offers, and whether it is still incomplete.
+func RunOption(o OptionOptions, out io.Writer) error {
+	ledger, err := resolve(o.ProjectRoot, o.Ledger, "--ledger")
+	if err != nil {
+		return err
+	}
+	if o.ClarificationID == "" {
+		return &state.Error{Field: "--clarification-id", Msg: "is required; name the open row the options belong to"}
+	}
+	opts, err := parseOptions(o.ProjectRoot, o.Options, o.OptionsFile)
+	if err != nil {
+		return err
+	}
+	r, err := AddOptions(ledger, o.ClarificationID, opts, o.Replace)
+	if err != nil {
+		return err
+	}
+	inc := r.Incomplete()
+	if o.JSON {
+		res := map[string]any{"ledger": ledger, "row": r}
+		if inc != nil {
+			res["incomplete"] = inc.Error()
+		}
+		return printJSON(out, res)
+	}
+	msg := fmt.Sprintf("%s in %s offers %d option(s)", r.ClarificationID, ledger, len(r.Options))
+	if inc != nil {
+		msg += "\n" + incompleteLine(ledger, inc) + "\n"
+	} else {
+		msg += "; it is complete\n"
+	}
+	_, err = io.WriteString(out, msg)
 	return err
 }
 

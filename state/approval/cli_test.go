@@ -42,8 +42,19 @@ func TestCommandLinesEndToEnd(t *testing.T) {
 	bad.ClarificationID = "C-004"
 	bad.Options = []string{optionJSON(t, ex.Options[0]), `{"role":"alternative","answr":"typo"}`}
 	mustErr(t, RunOpen(bad, &out), `--option 2: is not an option object (json: unknown field "answr")`)
-	bad.Options = []string{optionJSON(t, ex.Options[0])}
-	mustErr(t, RunOpen(bad, &out), "C-004 options: has 1 option(s)")
+	// One option: the row is recorded, and reported incomplete (okstra: "a
+	// row that ... offers fewer than two ... is incomplete"), not refused.
+	one := bad
+	one.Ledger = "scratch/approval-decisions.json"
+	one.Options = []string{optionJSON(t, ex.Options[0])}
+	out.Reset()
+	if err := RunOpen(one, &out); err != nil {
+		t.Fatalf("a row with one option was refused: %v", err)
+	}
+	scratch := filepath.Join(root, "scratch", "approval-decisions.json")
+	if want := "opened C-004 in " + scratch + "\nincomplete: C-004 options: has 1 option(s); a row needs at least 2: one recommended, the others alternative — add options with `approval-decision option --ledger " + scratch + " --clarification-id C-004 --option <json>`\n"; out.String() != want {
+		t.Fatalf("open printed %q\nwant         %q", out.String(), want)
+	}
 	bad.Ledger = "../elsewhere.json"
 	mustErr(t, RunOpen(bad, &out), "--ledger", "is outside the project root")
 	bad.Ledger = ""

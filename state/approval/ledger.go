@@ -147,6 +147,39 @@ func (d *ledgerDoc) setMember(i int, k string, v any) error {
 	return json.Unmarshal(d.rowObjs[i].compact(), &d.rows[i])
 }
 
+// setOptions sets the options of row i to its first keep options as the
+// file holds them (members the cockpit does not know stay) followed by add.
+func (d *ledgerDoc) setOptions(i, keep int, add []Option) error {
+	var elems []json.RawMessage
+	if raw, ok := d.rowObjs[i].get("options"); ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &elems); err != nil {
+			return fileErr(d.display, fmt.Sprintf("rows[%d].options", i), "is not an array of options")
+		}
+	}
+	if keep > len(elems) {
+		keep = len(elems)
+	}
+	elems = elems[:keep]
+	for _, o := range add {
+		raw, err := marshal(o)
+		if err != nil {
+			return err
+		}
+		elems = append(elems, raw)
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for k, e := range elems {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e)
+	}
+	b.WriteByte(']')
+	d.rowObjs[i].setRaw("options", b.Bytes())
+	return json.Unmarshal(d.rowObjs[i].compact(), &d.rows[i])
+}
+
 func (d *ledgerDoc) encode() ([]byte, error) {
 	var rows bytes.Buffer
 	rows.WriteByte('[')
@@ -301,8 +334,10 @@ func ruleToFileErr(path string, err error) error {
 // Open adds row to the ledger at path as an open row, creating the ledger
 // when it does not exist. supersedes, when not empty, names the carried or
 // answered row the new one replaces: once the new row is resolved, that row
-// reads obsolete. The row must pass ValidateRow and its id must be new to
-// the ledger. It returns the row as stored.
+// reads obsolete. The row must pass CheckRow and its id must be new to the
+// ledger. A row with fewer than two options, or without exactly one
+// recommended, is recorded all the same: it is incomplete (Row.Incomplete),
+// and AddOptions completes it. It returns the row as stored.
 func Open(path string, row Row, supersedes string) (*Row, error) {
 	return openRow(path, "", row, supersedes)
 }
@@ -319,14 +354,19 @@ func openRow(path, taskKey string, row Row, supersedes string) (*Row, error) {
 	row.ObsoletedBy = ""
 	row.Carried, row.CarriedFrom = false, ""
 	row.fillScopeEffects()
-	if err := ValidateRow(row); err != nil {
+	if err := CheckRow(row); err != nil {
 		return nil, ruleToFileErr(path, err)
 	}
 	row.OpenedAt = state.Timestamp(state.Now())
 	err := update(path, true, taskKey, func(d *ledgerDoc) (bool, error) {
 		id := row.ClarificationID
 		if i := d.index(id); i >= 0 {
-			return false, &state.Error{File: path, Field: "--clarification-id", Msg: fmt.Sprintf("%s already exists (status %s); use the next free id, %s", id, effectiveRows(d.rows)[i].Status, d.nextFreeID())}
+			st := effectiveRows(d.rows)[i].Status
+			msg := fmt.Sprintf("%s already exists (status %s); use the next free id, %s", id, st, d.nextFreeID())
+			if st == StatusOpen {
+				msg += fmt.Sprintf(", or add options to %s with `approval-decision option --clarification-id %s`", id, id)
+			}
+			return false, &state.Error{File: path, Field: "--clarification-id", Msg: msg}
 		}
 		if s := row.Supersedes; s != "" {
 			if err := checkSupersedable(d, s); err != nil {
@@ -445,4 +485,106 @@ func Resolve(path, id, disposition, userText, userResponseRef string) (*Row, err
 		return nil, err
 	}
 	return &out, nil
+}
+
+// AddOptions adds options to the open row id of the ledger at path, or with
+// replace puts them in place of the row's options. Each option must pass
+// CheckOption. An option equal to one the row already offers is skipped, so
+// a repeated call changes nothing; an option that offers an answer the row
+// already offers, differently, is refused (replace the options instead). The
+// row may stay incomplete (Row.Incomplete): adding options one call at a
+// time is allowed. It returns the row as stored.
+func AddOptions(path, id string, opts []Option, replace bool) (*Row, error) {
+	if err := CheckID(id); err != nil {
+		return nil, &state.Error{Field: "--clarification-id", Msg: err.Error()}
+	}
+	if len(opts) == 0 {
+		return nil, &state.Error{Field: "--option", Msg: "is required; give each option as --option <json>, or a JSON array of them in --options-file"}
+	}
+	add := Row{Options: opts}
+	add.fillScopeEffects()
+	opts = add.Options
+	for i, o := range opts {
+		if err := CheckOption(o); err != nil {
+			return nil, &state.Error{Field: fmt.Sprintf("option %d%s", i+1, err.Field), Msg: err.Msg}
+		}
+	}
+	var out Row
+	err := update(path, false, "", func(d *ledgerDoc) (bool, error) {
+		i := d.index(id)
+		if i < 0 {
+			return false, &state.Error{File: path, Field: "--clarification-id", Msg: fmt.Sprintf("%s is not a row of this ledger; open it first with `approval-decision open`", id)}
+		}
+		r := effectiveRows(d.rows)[i]
+		if r.Status != StatusOpen {
+			return false, &state.Error{File: path, Field: "--clarification-id", Msg: fmt.Sprintf("%s is %s; only an open row takes options — open a new row with --supersedes %s to ask again", id, r.Status, id)}
+		}
+		var next []Option
+		keep := 0 // options of the file kept as written, with their foreign members
+		if !replace {
+			next = append(next, d.rows[i].Options...)
+			keep = len(next)
+		}
+		for k, o := range opts {
+			dup := false
+			for j, have := range next {
+				if have.Answer != o.Answer {
+					continue
+				}
+				if !sameOption(have, o) {
+					what := fmt.Sprintf("offers %q, which %s options[%d] already offers differently", o.Answer, id, j)
+					if replace {
+						what = fmt.Sprintf("offers %q twice", o.Answer)
+					}
+					return false, &state.Error{File: path, Field: fmt.Sprintf("option %d", k+1), Msg: what + "; give each answer once, or --replace with the full list"}
+				}
+				dup = true
+			}
+			if !dup {
+				next = append(next, o)
+			}
+		}
+		if next == nil {
+			next = []Option{}
+		}
+		if optionsEqual(next, d.rows[i].Options) {
+			out = d.rows[i]
+			return false, nil
+		}
+		if err := d.setOptions(i, keep, next[keep:]); err != nil {
+			return false, err
+		}
+		out = d.rows[i]
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func sameOption(a, b Option) bool {
+	if a.Role != b.Role || a.Answer != b.Answer || a.Rationale != b.Rationale || a.Reach != b.Reach ||
+		a.AddedWork != b.AddedWork || a.DirectionChange != b.DirectionChange || a.Disposition != b.Disposition ||
+		len(a.ScopeEffects) != len(b.ScopeEffects) {
+		return false
+	}
+	for i := range a.ScopeEffects {
+		if a.ScopeEffects[i] != b.ScopeEffects[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func optionsEqual(a, b []Option) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameOption(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -148,7 +148,46 @@ func (e *RuleError) Error() string {
 // addedWork and directionChange non-empty, reach in-repo or cross-repo,
 // scopeEffects drawn from new-schema and deferrable, a known disposition,
 // and a known status. It returns the first broken rule.
-func ValidateRow(r Row) error {
+//
+// ValidateRow is the rule for a complete row. A ledger may also hold an
+// incomplete row (see Incomplete): CheckRow is ValidateRow without the two
+// completeness rules, and is what open, option and carry require.
+func ValidateRow(r Row) error { return checkRow(r, true) }
+
+// CheckRow checks every rule of ValidateRow except the two that make a row
+// complete (at least two options; exactly one recommended): the row may be
+// recorded, and Incomplete says what it still lacks.
+func CheckRow(r Row) error { return checkRow(r, false) }
+
+// Incomplete reports what keeps r from being complete, in okstra's words:
+// "a row that omits options[], offers fewer than two, or marks zero or two
+// options as recommended is incomplete and must be completed before the
+// report is finalised". It returns nil for a complete row; otherwise a
+// *RuleError on the field "options", e.g. "C-003 options: has 0 option(s);
+// a row needs at least 2: one recommended, the others alternative".
+func (r Row) Incomplete() *RuleError {
+	rule := func(format string, args ...any) *RuleError {
+		return &RuleError{ID: r.ClarificationID, Field: "options", Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(r.Options) < 2 {
+		return rule("has %d option(s); a row needs at least 2: one recommended, the others alternative", len(r.Options))
+	}
+	var recommended []string
+	for i, o := range r.Options {
+		if o.Role == RoleRecommended {
+			recommended = append(recommended, fmt.Sprintf("options[%d]", i))
+		}
+	}
+	switch len(recommended) {
+	case 1:
+		return nil
+	case 0:
+		return rule("mark no option recommended; exactly one must be recommended, the others alternative")
+	}
+	return rule("mark %d options recommended (%s); exactly one may be", len(recommended), strings.Join(recommended, ", "))
+}
+
+func checkRow(r Row, complete bool) error {
 	id := r.ClarificationID
 	rule := func(field, format string, args ...any) error {
 		return &RuleError{ID: id, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -176,52 +215,64 @@ func ValidateRow(r Row) error {
 			return rule("supersedes", "names the row itself; name the carried or answered row this one replaces")
 		}
 	}
-	if len(r.Options) < 2 {
-		return rule("options", "has %d option(s); a row needs at least 2: one recommended, the others alternative", len(r.Options))
+	if complete && len(r.Options) < 2 {
+		return r.Incomplete()
 	}
-	var recommended []string
 	for i, o := range r.Options {
-		at := fmt.Sprintf("options[%d]", i)
-		switch o.Role {
-		case RoleRecommended:
-			recommended = append(recommended, at)
-		case RoleAlternative:
-		default:
-			return rule(at+".role", "is %q; expected recommended or alternative", o.Role)
-		}
-		for _, f := range []struct{ name, val, hint string }{
-			{"answer", o.Answer, "the choice itself, phrased so the user can pick it as-is"},
-			{"rationale", o.Rationale, "why this option is on the board"},
-			{"addedWork", o.AddedWork, "the work this choice creates that the others do not"},
-			{"directionChange", o.DirectionChange, "what this choice reverses, or say that it reverses nothing"},
-		} {
-			if blank(f.val) {
-				return rule(at+"."+f.name, "is empty; give %s", f.hint)
-			}
-		}
-		if !oneOf(o.Reach, Reaches) {
-			return rule(at+".reach", "is %q; expected exactly one of %s", o.Reach, listOr(Reaches))
-		}
-		seen := map[string]bool{}
-		for j, s := range o.ScopeEffects {
-			if !oneOf(s, ScopeEffects) {
-				return rule(fmt.Sprintf("%s.scopeEffects[%d]", at, j), "is %q; allowed: %s", s, strings.Join(ScopeEffects, ", "))
-			}
-			if seen[s] {
-				return rule(fmt.Sprintf("%s.scopeEffects[%d]", at, j), "repeats %q; list each effect once", s)
-			}
-			seen[s] = true
-		}
-		if !oneOf(o.Disposition, Dispositions) {
-			return rule(at+".disposition", "is %q; expected %s", o.Disposition, listOr(Dispositions))
+		if err := CheckOption(o); err != nil {
+			err.ID = id
+			err.Field = fmt.Sprintf("options[%d]%s", i, err.Field)
+			return err
 		}
 	}
-	switch len(recommended) {
-	case 1:
-	case 0:
-		return rule("options", "mark no option recommended; exactly one must be recommended, the others alternative")
+	if complete {
+		if err := r.Incomplete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckOption checks one option against the ledger rules: its role
+// recommended or alternative; answer, rationale, addedWork and
+// directionChange non-empty; reach in-repo or cross-repo; scopeEffects drawn
+// from new-schema and deferrable, each once; a known disposition. The
+// returned error's Field is relative to the option (".reach"); its ID is
+// empty.
+func CheckOption(o Option) *RuleError {
+	rule := func(field, format string, args ...any) *RuleError {
+		return &RuleError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch o.Role {
+	case RoleRecommended, RoleAlternative:
 	default:
-		return rule("options", "mark %d options recommended (%s); exactly one may be", len(recommended), strings.Join(recommended, ", "))
+		return rule(".role", "is %q; expected recommended or alternative", o.Role)
+	}
+	for _, f := range []struct{ name, val, hint string }{
+		{"answer", o.Answer, "the choice itself, phrased so the user can pick it as-is"},
+		{"rationale", o.Rationale, "why this option is on the board"},
+		{"addedWork", o.AddedWork, "the work this choice creates that the others do not"},
+		{"directionChange", o.DirectionChange, "what this choice reverses, or say that it reverses nothing"},
+	} {
+		if blank(f.val) {
+			return rule("."+f.name, "is empty; give %s", f.hint)
+		}
+	}
+	if !oneOf(o.Reach, Reaches) {
+		return rule(".reach", "is %q; expected exactly one of %s", o.Reach, listOr(Reaches))
+	}
+	seen := map[string]bool{}
+	for j, s := range o.ScopeEffects {
+		if !oneOf(s, ScopeEffects) {
+			return rule(fmt.Sprintf(".scopeEffects[%d]", j), "is %q; allowed: %s", s, strings.Join(ScopeEffects, ", "))
+		}
+		if seen[s] {
+			return rule(fmt.Sprintf(".scopeEffects[%d]", j), "repeats %q; list each effect once", s)
+		}
+		seen[s] = true
+	}
+	if !oneOf(o.Disposition, Dispositions) {
+		return rule(".disposition", "is %q; expected %s", o.Disposition, listOr(Dispositions))
 	}
 	return nil
 }

@@ -74,6 +74,10 @@ type ShowRow struct {
 	// SidecarAnswer is the answer the sidecar records for the row, if any;
 	// the row stays open until the lead resolves it.
 	SidecarAnswer *Answer `json:"sidecarAnswer,omitempty"`
+	// Incomplete says what the row still lacks (Row.Incomplete), e.g.
+	// "C-003 options: has 0 option(s); ..."; empty for a complete row. An
+	// incomplete row cannot be answered until its options are added.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Show lists the open rows of the ledger reportPath points at (see
@@ -108,6 +112,9 @@ func ShowWith(reportPath, ledger string) (*ShowResult, error) {
 	res.SidecarExists = sc != nil
 	for _, r := range l.Open() {
 		sr := ShowRow{Row: r}
+		if inc := r.Incomplete(); inc != nil {
+			sr.Incomplete = inc.Error()
+		}
 		if sc != nil {
 			if e := sc.Entry(r.ClarificationID); e != nil && e.Get("Answer") != "" {
 				sr.SidecarAnswer = &Answer{ClarificationID: r.ClarificationID, Answer: e.Get("Answer"), Disposition: e.Get("Disposition"), Note: e.Get("Note")}
@@ -120,6 +127,8 @@ func ShowWith(reportPath, ledger string) (*ShowResult, error) {
 
 // Text renders the result for a person: each open row with its options,
 // recommended first, each with rationale, added work and direction change.
+// An incomplete row is marked "[open, incomplete]" with a line saying what
+// it lacks.
 func (r *ShowResult) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ledger: %s\n", r.Ledger)
@@ -128,8 +137,15 @@ func (r *ShowResult) Text() string {
 		return b.String()
 	}
 	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "\n%s [%s] %s\n", row.ClarificationID, row.Status, row.Statement)
+		status := row.Status
+		if row.Incomplete != "" {
+			status += ", incomplete"
+		}
+		fmt.Fprintf(&b, "\n%s [%s] %s\n", row.ClarificationID, status, row.Statement)
 		fmt.Fprintf(&b, "  expected: %s\n", row.ExpectedForm)
+		if row.Incomplete != "" {
+			fmt.Fprintf(&b, "  incomplete: %s — add options with `approval-decision option --clarification-id %s`\n", row.Incomplete, row.ClarificationID)
+		}
 		if row.Supersedes != "" {
 			fmt.Fprintf(&b, "  supersedes: %s\n", row.Supersedes)
 		}
@@ -156,4 +172,21 @@ func (r *ShowResult) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// RowForGate returns the row id of l that a gate may ask: a row of the
+// ledger, open, and complete (Row.Incomplete). display names the ledger in
+// errors. Each refusal is one line naming --clarification-id.
+func RowForGate(l *Ledger, display, id string) (*Row, error) {
+	row := l.Row(id)
+	if row == nil {
+		return nil, &state.Error{File: display, Field: "--clarification-id", Msg: fmt.Sprintf("%s is not a row of the ledger; open it first with `cockpit approval-decision open`", id)}
+	}
+	if row.Status != StatusOpen {
+		return nil, &state.Error{File: display, Field: "--clarification-id", Msg: fmt.Sprintf("%s is %s, not open: there is nothing to ask", id, row.Status)}
+	}
+	if inc := row.Incomplete(); inc != nil {
+		return nil, &state.Error{File: display, Field: "--clarification-id", Msg: fmt.Sprintf("%s is incomplete (%s): there is nothing the user can choose yet; add options with `cockpit approval-decision option --clarification-id %s --option <json>` and ask again", id, inc.Msg, id)}
+	}
+	return row, nil
 }
