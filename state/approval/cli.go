@@ -159,7 +159,7 @@ func RunOpen(o OpenOptions, out io.Writer) error {
 		UserConfirmation: o.UserConfirmation, UnblockCondition: o.UnblockCondition,
 		RecommendedDisposition: o.RecommendedDisposition,
 		TaskType:               o.TaskType, RunSeq: o.RunSeq,
-		Options:                opts,
+		Options: opts,
 	}
 	stored, err := openRow(ledger, o.TaskKey, row, o.Supersedes)
 	if err != nil {

@@ -192,8 +192,14 @@ func TestOptionRefusalsChangeNothing(t *testing.T) {
 		{"no option", func(o *OptionOptions) {}, "--option: is required; give each option as --option <json>, or a JSON array of them in --options-file"},
 		{"no id", func(o *OptionOptions) { o.ClarificationID = ""; o.Options = []string{optionJSON(t, ex.Options[1])} }, "--clarification-id: is required"},
 		{"bad id", func(o *OptionOptions) { o.ClarificationID = "003"; o.Options = []string{optionJSON(t, ex.Options[1])} }, `--clarification-id: "003" is not a clarification id`},
-		{"unknown row", func(o *OptionOptions) { o.ClarificationID = "C-009"; o.Options = []string{optionJSON(t, ex.Options[1])} }, "--clarification-id: C-009 is not a row of this ledger; open it first"},
-		{"resolved row", func(o *OptionOptions) { o.ClarificationID = "C-005"; o.Options = []string{optionJSON(t, ex.Options[1])} }, "--clarification-id: C-005 is resolved; only an open row takes options"},
+		{"unknown row", func(o *OptionOptions) {
+			o.ClarificationID = "C-009"
+			o.Options = []string{optionJSON(t, ex.Options[1])}
+		}, "--clarification-id: C-009 is not a row of this ledger; open it first"},
+		{"resolved row", func(o *OptionOptions) {
+			o.ClarificationID = "C-005"
+			o.Options = []string{optionJSON(t, ex.Options[1])}
+		}, "--clarification-id: C-005 is resolved; only an open row takes options"},
 		{"bad json", func(o *OptionOptions) { o.Options = []string{`{"role":`} }, "--option 1: is not an option object"},
 		{"bad reach", func(o *OptionOptions) { o.Options = []string{optionJSON(t, badReach)} }, `option 1.reach: is "repo"; expected exactly one of in-repo or cross-repo`},
 		{"same answer, other content", func(o *OptionOptions) { o.Options = []string{optionJSON(t, changed)} }, `option 1: offers "Keep the legacy order", which C-003 options[0] already offers differently; give each answer once, or --replace with the full list`},
