@@ -43,7 +43,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 	res := &AwaitResult{}
 	last := Counts{Pending: -1}
 	for entry := true; ; entry = false {
-		ts, _, err := Settle(run)
+		ts, _, err := settleWith(run, w)
 		if err != nil {
 			return nil, err
 		}

@@ -230,7 +230,7 @@ func (c *Cockpit) followElsewhere(ts *state.TeamState) {
 				pid = sc.PID
 			}
 		}
-		if !ProcessAlive(pid) {
+		if !c.watch.Alive(pid) {
 			continue
 		}
 		log, err := c.run.Root.Resolve(d.LogPath, "logPath")
@@ -523,7 +523,7 @@ func (c *Cockpit) refresh(batch []FileEvent, full bool) {
 		if !full && seen && !changedSidecar[sp] && !exited[d.PID] && !exited[c.seen[d.DispatchID]] {
 			continue
 		}
-		v, err := sidecarVerdictAt(sp, d)
+		v, err := sidecarVerdictAt(sp, d, c.watch)
 		if err != nil {
 			continue
 		}

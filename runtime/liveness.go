@@ -47,7 +47,7 @@ func Liveness(ctx context.Context, root state.Root, teamStatePath, display, disp
 		}
 	}
 	for {
-		rep, sidecar, err := livenessOnce(root, teamStatePath, display, dispatchID)
+		rep, sidecar, err := livenessOnce(root, teamStatePath, display, dispatchID, w)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,9 @@ func Liveness(ctx context.Context, root state.Root, teamStatePath, display, disp
 	}
 }
 
-func livenessOnce(root state.Root, teamStatePath, display, id string) (*LivenessReport, string, error) {
+// livenessOnce looks once; w (nil without --wait) is the wait's watcher,
+// whose seen exits win over the process probe.
+func livenessOnce(root state.Root, teamStatePath, display, id string, w *Watcher) (*LivenessReport, string, error) {
 	ts, err := state.ReadTeamState(teamStatePath, display)
 	if err != nil {
 		return nil, "", err
@@ -100,13 +102,13 @@ func livenessOnce(root state.Root, teamStatePath, display, id string) (*Liveness
 	case sc != nil:
 		rep.PID = sc.PID
 		rep.Status = sc.Status
-		if ProcessAlive(sc.PID) {
+		if w.Alive(sc.PID) {
 			rep.Liveness = Alive
 		} else {
 			rep.Liveness = Dead
 			rep.Reason = fmt.Sprintf("sidecar says %q but the wrapper (pid %d) is gone", sc.Status, sc.PID)
 		}
-	case d.PID > 0 && !ProcessAlive(d.PID):
+	case d.PID > 0 && !w.Alive(d.PID):
 		rep.Liveness = Dead
 		rep.Reason = fmt.Sprintf("the wrapper (pid %d) exited before writing its sidecar", d.PID)
 	default:

@@ -45,11 +45,19 @@ func attemptKey(d *state.Dispatch) string {
 	return "prompt:" + d.PromptPath
 }
 
-// ProcessAlive reports whether pid names a live process (a zombie counts as
-// gone only once reaped; EPERM means it exists under another user).
+// ProcessAlive reports whether pid names a live process. It asks a pidfd:
+// a process that exited is gone even while it is a zombie its parent has not
+// reaped yet (kill(pid, 0) still finds a zombie, and a wrapper killed while
+// its parent is busy stays one until the parent's wait). Without pidfds
+// (kernels before 5.3) it falls back to kill(pid, 0), where EPERM means the
+// process exists under another user. A caller holding a Watcher asks
+// Watcher.Alive, which also remembers the exits the watcher saw.
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
+	}
+	if gone, ok := pidfdProbe(pid); ok {
+		return !gone
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
@@ -57,12 +65,12 @@ func ProcessAlive(pid int) bool {
 
 // sidecarVerdict reads what a dispatch's sidecar says (see
 // sidecarVerdictAt).
-func sidecarVerdict(run *state.Run, d *state.Dispatch) (status, reason string, exit *int, err error) {
+func sidecarVerdict(run *state.Run, d *state.Dispatch, w *Watcher) (status, reason string, exit *int, err error) {
 	path, err := run.Root.Resolve(d.StatusPath, "statusPath")
 	if err != nil {
 		return "", "", nil, err
 	}
-	v, err := sidecarVerdictAt(path, d)
+	v, err := sidecarVerdictAt(path, d, w)
 	return v.status, v.reason, v.exit, err
 }
 
@@ -76,21 +84,22 @@ type verdict struct {
 // sidecarVerdictAt reads what the sidecar at path says of dispatch d: a
 // terminal status and reason, or no status while it still runs. A sidecar
 // stuck at "started" whose wrapper is gone is dead, and so is a dispatch
-// with no sidecar whose recorded wrapper pid is gone.
-func sidecarVerdictAt(path string, d *state.Dispatch) (verdict, error) {
+// with no sidecar whose recorded wrapper pid is gone. w, when not nil, is
+// the caller's watcher: a pid it saw exit is gone, whatever a probe says.
+func sidecarVerdictAt(path string, d *state.Dispatch, w *Watcher) (verdict, error) {
 	sc, err := state.ReadSidecar(path, d.StatusPath)
 	if err != nil {
 		return verdict{}, err
 	}
 	switch {
 	case sc == nil:
-		if d.PID > 0 && !ProcessAlive(d.PID) {
+		if d.PID > 0 && !w.Alive(d.PID) {
 			return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
 		}
 		return verdict{}, nil
 	case state.IsTerminal(sc.Status):
 		return verdict{status: sc.Status, reason: sc.Reason, exit: sc.ExitCode, pid: sc.PID}, nil
-	case !ProcessAlive(sc.PID):
+	case !w.Alive(sc.PID):
 		return verdict{status: "error", reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), pid: sc.PID}, nil
 	}
 	return verdict{pid: sc.PID}, nil
@@ -100,6 +109,12 @@ func sidecarVerdictAt(path string, d *state.Dispatch) (verdict, error) {
 // sidecar, under the team-state lock, and returns the team-state as written
 // and the ids of the dispatches it settled, in team-state order.
 func Settle(run *state.Run) (*state.TeamState, []string, error) {
+	return settleWith(run, nil)
+}
+
+// settleWith is Settle for a caller holding a watcher: the exits it saw
+// count (see Watcher.Exited).
+func settleWith(run *state.Run, w *Watcher) (*state.TeamState, []string, error) {
 	// Look first without the lock: most wake-ups settle nothing, and those
 	// should not take the lock or touch the file.
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
@@ -112,7 +127,7 @@ func Settle(run *state.Run) (*state.TeamState, []string, error) {
 		if d.Terminal() || d.StatusPath == "" {
 			continue
 		}
-		status, _, _, err := sidecarVerdict(run, d)
+		status, _, _, err := sidecarVerdict(run, d, w)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -134,7 +149,7 @@ func Settle(run *state.Run) (*state.TeamState, []string, error) {
 			if d.Terminal() || d.StatusPath == "" {
 				continue
 			}
-			status, reason, exit, err := sidecarVerdict(run, d)
+			status, reason, exit, err := sidecarVerdict(run, d, w)
 			if err != nil {
 				return err
 			}

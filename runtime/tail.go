@@ -52,7 +52,7 @@ func TailLog(ctx context.Context, w io.Writer, path string, pid int, tailBytes i
 		if err := copyNew(); err != nil {
 			return err
 		}
-		if pid > 0 && !ProcessAlive(pid) {
+		if pid > 0 && !watch.Alive(pid) {
 			return copyNew()
 		}
 		select {

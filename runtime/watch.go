@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
@@ -56,7 +58,11 @@ type FileEvent struct {
 // Watcher watches run files through their directories (writers replace
 // files by rename, so a watch on the file itself would be lost) and worker
 // processes through pidfds, and delivers coalesced batches of typed events.
-// Nothing polls: every wake-up comes from the kernel.
+// Nothing polls: every wake-up comes from the kernel. The pidfds wait on
+// the Go runtime's poller, so watching many processes costs goroutines, not
+// threads. The watcher remembers every pid it saw exit (Exited): a process
+// that exited is a zombie until its parent reaps it, and kill(pid, 0) still
+// finds a zombie, so that answer must win over any probe.
 type Watcher struct {
 	fs  *fsnotify.Watcher
 	out chan []FileEvent
@@ -65,8 +71,9 @@ type Watcher struct {
 	files    map[string]EventKind // absolute path → kind
 	pending  map[string][]string  // missing dir → the files waiting for it
 	watching map[string]bool      // directories with a watch
-	pids     map[int]bool
-	pidWake  [2]int // pipe that ends pidfd waits on Close
+	pids     map[int]bool         // pids being watched or seen exit
+	exited   map[int]bool         // pids seen exit
+	pidfds   map[*os.File]bool    // open pidfds, closed by Close
 	batch    []FileEvent
 	flushing bool
 	closed   bool
@@ -81,11 +88,6 @@ func NewWatcher() (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
-		fw.Close()
-		return nil, err
-	}
 	w := &Watcher{
 		fs:       fw,
 		out:      make(chan []FileEvent, 1),
@@ -93,7 +95,8 @@ func NewWatcher() (*Watcher, error) {
 		pending:  map[string][]string{},
 		watching: map[string]bool{},
 		pids:     map[int]bool{},
-		pidWake:  p,
+		exited:   map[int]bool{},
+		pidfds:   map[*os.File]bool{},
 		done:     make(chan struct{}),
 		errs:     make(chan error, 1),
 	}
@@ -112,43 +115,137 @@ func (w *Watcher) Errors() <-chan error { return w.errs }
 
 // Watch adds a file of the given kind. Its directory is watched; when the
 // directory does not exist yet, its nearest existing ancestor is watched
-// until it appears.
+// until it appears. A file that appears in a directory created after the
+// call is reported (with no event lost between a directory's creation and
+// its watch: each new watch is followed by a look at what already exists).
 func (w *Watcher) Watch(path string, kind EventKind) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.files[abs] = kind
-	return w.watchDirLocked(filepath.Dir(abs), abs)
-}
-
-func (w *Watcher) watchDirLocked(dir, file string) error {
-	for {
-		if w.watching[dir] {
-			return nil
-		}
-		err := w.fs.Add(dir)
-		if err == nil {
-			w.watching[dir] = true
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return err
-		}
-		w.pending[dir] = append(w.pending[dir], file)
-		dir = parent
+	appeared, err := w.watchDirLocked(abs)
+	w.mu.Unlock()
+	if appeared {
+		w.add(FileEvent{Kind: kind, Path: abs})
 	}
+	return err
 }
 
-// WatchPID reports when pid exits, through a pidfd (no polling). A pid
-// that is already gone is reported at once.
+// watchDirLocked makes sure file's directory is watched, or else its
+// nearest existing ancestor, with file pending on every missing level. It
+// reports whether it had to wait for a level and the file exists by now:
+// created in the window before the watch, the file got no event of its own.
+//
+// Adding a watch on an ancestor races with the creation of the level below
+// it (MkdirAll, or a writer that creates the directory and at once writes
+// into it): a level created between the failed Add below and the Add that
+// succeeded gets no event. So after every successful Add on an ancestor the
+// walk starts again from the file's directory, until the level below the
+// watched one is seen missing while the watch above it is in place; from
+// then on its creation is an event.
+func (w *Watcher) watchDirLocked(file string) (appeared bool, err error) {
+	target := filepath.Dir(file)
+	waited := false
+	for {
+		dir := target
+		for {
+			if w.watching[dir] {
+				break
+			}
+			err := w.fs.Add(dir)
+			if err == nil {
+				w.watching[dir] = true
+				break
+			}
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) {
+				return false, err
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return false, err
+			}
+			w.addPendingLocked(dir, file)
+			waited = true
+			if testHookMissing != nil {
+				testHookMissing(dir)
+			}
+			dir = parent
+		}
+		if dir == target {
+			break
+		}
+		// dir is watched, the level below it was missing a moment ago:
+		// look again now that a creation would be seen.
+		if _, err := os.Lstat(childOn(dir, target)); err != nil {
+			break
+		}
+	}
+	if !waited {
+		return false, nil
+	}
+	if w.watching[target] {
+		delete(w.pending, target)
+		if _, err := os.Stat(file); err == nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// testHookMissing, when set (by tests), runs each time watchDirLocked
+// finds a level missing, before it watches the level above: the window in
+// which a creation gets no event.
+var testHookMissing func(dir string)
+
+func (w *Watcher) addPendingLocked(dir, file string) {
+	for _, f := range w.pending[dir] {
+		if f == file {
+			return
+		}
+	}
+	w.pending[dir] = append(w.pending[dir], file)
+}
+
+// childOn is the entry of dir on the way down to target (a descendant).
+func childOn(dir, target string) string {
+	rel, err := filepath.Rel(dir, target)
+	if err != nil {
+		return target
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	return filepath.Join(dir, first)
+}
+
+// Exited reports whether the watcher saw pid exit (its pidfd became
+// readable, or it was gone when WatchPID was called). It answers true for
+// a zombie its parent has not reaped yet, which kill(pid, 0) still finds;
+// every liveness decision that has a watcher asks it first (see Alive).
+// Once seen, a pid stays exited for the watcher's life: a watcher lives as
+// long as one wait, far shorter than the kernel takes to reuse a pid.
+func (w *Watcher) Exited(pid int) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.exited[pid]
+}
+
+// Alive reports whether pid names a live process: not seen exit by the
+// watcher (a nil watcher has seen nothing), and alive to ProcessAlive.
+func (w *Watcher) Alive(pid int) bool {
+	return pid > 0 && !w.Exited(pid) && ProcessAlive(pid)
+}
+
+// WatchPID reports when pid exits, through a pidfd (no polling): a pid
+// that is already gone, or exited but not reaped yet, is reported at once.
+// Each pid is reported once; Exited remembers it.
 func (w *Watcher) WatchPID(pid int) {
+	if pid <= 0 {
+		return
+	}
 	w.mu.Lock()
 	if w.closed || w.pids[pid] {
 		w.mu.Unlock()
@@ -156,34 +253,100 @@ func (w *Watcher) WatchPID(pid int) {
 	}
 	w.pids[pid] = true
 	w.mu.Unlock()
-	fd, err := unix.PidfdOpen(pid, 0)
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if errors.Is(err, unix.EINVAL) {
+		// Kernels before 5.10 have no PIDFD_NONBLOCK: set it afterwards.
+		if fd, err = unix.PidfdOpen(pid, 0); err == nil {
+			if err = unix.SetNonblock(fd, true); err != nil {
+				unix.Close(fd)
+			}
+		}
+	}
 	if err != nil {
 		// ESRCH: already gone. ENOSYS (old kernel): nothing to wait on;
 		// consumers still see the sidecar and their own timeouts.
 		if errors.Is(err, unix.ESRCH) {
-			w.add(FileEvent{Kind: EvProcessExit, PID: pid})
+			w.pidExited(pid)
 		}
 		return
 	}
+	// A non-blocking fd handed to os.NewFile is registered with the
+	// runtime's poller (epoll): waiting on it parks the goroutine, not a
+	// thread, and closing the file wakes the wait.
+	f := os.NewFile(uintptr(fd), fmt.Sprintf("pidfd:%d", pid))
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		f.Close()
+		return
+	}
+	w.pidfds[f] = true
 	w.wg.Add(1)
+	w.mu.Unlock()
 	go func() {
 		defer w.wg.Done()
-		defer unix.Close(fd)
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(w.pidWake[0]), Events: unix.POLLIN}}
-		for {
-			_, err := unix.Poll(fds, -1)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil || fds[1].Revents != 0 {
-				return
-			}
-			if fds[0].Revents != 0 {
-				w.add(FileEvent{Kind: EvProcessExit, PID: pid})
-				return
-			}
+		exited := false
+		err := rc.Read(func(fd uintptr) bool {
+			exited = pidfdExited(int(fd))
+			return exited // false: park until the poller says readable
+		})
+		w.mu.Lock()
+		open := w.pidfds[f]
+		delete(w.pidfds, f)
+		w.mu.Unlock()
+		if open {
+			f.Close()
+		}
+		if exited || (err != nil && !errors.Is(err, os.ErrClosed) && pidfdGone(pid)) {
+			w.pidExited(pid)
 		}
 	}()
+}
+
+// pidExited remembers that pid exited and reports it.
+func (w *Watcher) pidExited(pid int) {
+	w.mu.Lock()
+	w.exited[pid] = true
+	w.mu.Unlock()
+	w.add(FileEvent{Kind: EvProcessExit, PID: pid})
+}
+
+// pidfdExited reports whether the process behind a pidfd has exited: its
+// pidfd is readable from the moment it exits, reaped or not.
+func pidfdExited(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n > 0 && fds[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) != 0
+	}
+}
+
+// pidfdGone is the stateless exit probe: pid is gone when no pidfd can be
+// opened for it (reaped) or its pidfd is readable (exited, perhaps a
+// zombie). ok is false when pidfds are not available.
+func pidfdProbe(pid int) (gone, ok bool) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true, true
+	}
+	if err != nil {
+		return false, false
+	}
+	defer unix.Close(fd)
+	return pidfdExited(fd), true
+}
+
+func pidfdGone(pid int) bool {
+	gone, ok := pidfdProbe(pid)
+	return ok && gone
 }
 
 func (w *Watcher) loop() {
@@ -212,16 +375,20 @@ func (w *Watcher) loop() {
 func (w *Watcher) handle(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	w.mu.Lock()
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.dirGoneLocked(name)
+	}
 	if files, ok := w.pending[name]; ok && ev.Has(fsnotify.Create) {
 		delete(w.pending, name)
 		var appeared []string
 		for _, file := range files {
 			// Walk down again from the file's own directory: the levels
 			// below the new one may already exist (MkdirAll), and no event
-			// will come for them.
-			if err := w.watchDirLocked(filepath.Dir(file), file); err == nil {
-				// The file may have been written before the watch was in
-				// place.
+			// will come for them; and the file itself may have been
+			// written before the watch was in place.
+			if ok, err := w.watchDirLocked(file); err == nil && ok {
+				appeared = append(appeared, file)
+			} else if err == nil && w.watching[filepath.Dir(file)] {
 				if _, err := os.Stat(file); err == nil {
 					appeared = append(appeared, file)
 				}
@@ -239,6 +406,30 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	w.add(FileEvent{Kind: kind, Path: name})
+}
+
+// dirGoneLocked forgets the watch of a watched directory that was removed
+// or renamed away (the kernel dropped it), and waits for it again: every
+// watched file under it goes back to pending on the nearest level that
+// still exists.
+func (w *Watcher) dirGoneLocked(name string) {
+	if !w.watching[name] {
+		return
+	}
+	if st, err := os.Lstat(name); err == nil && st.IsDir() {
+		return // replaced already; the watch followed the inode, re-add below
+	}
+	for dir := range w.watching {
+		if dir == name || strings.HasPrefix(dir, name+string(filepath.Separator)) {
+			delete(w.watching, dir)
+			_ = w.fs.Remove(dir)
+		}
+	}
+	for file := range w.files {
+		if strings.HasPrefix(file, name+string(filepath.Separator)) {
+			_, _ = w.watchDirLocked(file)
+		}
+	}
 }
 
 func (w *Watcher) kindOf(path string) EventKind {
@@ -315,12 +506,17 @@ func (w *Watcher) Close() error {
 		return nil
 	}
 	w.closed = true
+	files := make([]*os.File, 0, len(w.pidfds))
+	for f := range w.pidfds {
+		files = append(files, f)
+	}
+	clear(w.pidfds)
 	w.mu.Unlock()
 	close(w.done)
-	unix.Write(w.pidWake[1], []byte{1})
+	for _, f := range files {
+		f.Close() // wakes its waiting goroutine
+	}
 	err := w.fs.Close()
 	w.wg.Wait()
-	unix.Close(w.pidWake[0])
-	unix.Close(w.pidWake[1])
 	return err
 }

@@ -1,9 +1,13 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,9 +72,9 @@ func TestWatcherWaitsForMissingDirectories(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(result), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Two levels appeared at once; give the watcher time to see them, then
-	// write: the file must be seen though no event came for "deep".
-	time.Sleep(300 * time.Millisecond)
+	// Two levels appeared at once and the file is written at once: it must
+	// be seen though no event may come for "deep", and though the watcher
+	// may still be adding its watches when the file is written.
 	os.WriteFile(result, []byte("# result"), 0o644)
 	deadline := time.After(3 * time.Second)
 	for {
@@ -157,5 +161,254 @@ func TestWatcherCloseEndsEverything(t *testing.T) {
 	case <-done:
 	case <-time.After(3 * time.Second):
 		t.Fatal("Close hung on a pidfd wait")
+	}
+}
+
+// A directory created after the watch, with the file written into it at
+// once, is reported every time, at any depth and whatever the timing
+// (the watcher adds each new level's watch, then looks at what is there).
+func TestWatcherSeesFilesInNewDirectoriesWrittenAtOnce(t *testing.T) {
+	for i := 0; i < 200; i++ {
+		dir := t.TempDir()
+		w, err := NewWatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		depth := 1 + i%3
+		parts := []string{dir}
+		for d := 0; d < depth; d++ {
+			parts = append(parts, fmt.Sprintf("l%d", d))
+		}
+		result := filepath.Join(append(parts, "r.md")...)
+		sidecar := filepath.Join(append(parts, "r.md.status.json")...)
+		if err := w.Watch(result, EvResult); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Watch(sidecar, EvSidecar); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(result), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(result, []byte("# result"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := state.WriteSidecar(sidecar, &state.Sidecar{Status: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		deadline := time.After(5 * time.Second)
+		for !seen[result] || !seen[sidecar] {
+			select {
+			case b := <-w.Events():
+				for _, ev := range b {
+					seen[ev.Path] = true
+				}
+			case <-deadline:
+				t.Fatalf("round %d (depth %d): saw %v; the files in the new directory were never reported", i, depth, seen)
+			}
+		}
+		w.Close()
+	}
+}
+
+// A watched directory that is removed and made again is watched again.
+func TestWatcherFollowsARecreatedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	sub := filepath.Join(dir, "results")
+	os.Mkdir(sub, 0o755)
+	result := filepath.Join(sub, "r.md")
+	if err := w.Watch(result, EvResult); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(result, []byte("x"), 0o644)
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case b := <-w.Events():
+			for _, ev := range b {
+				if ev.Path == result {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("the file in the recreated directory was never reported")
+		}
+	}
+}
+
+// The watcher remembers the pids it saw exit: a zombie (exited, not yet
+// reaped by its parent) is Exited, and not Alive, though kill(pid, 0)
+// still finds it.
+func TestWatcherRemembersExitsOfUnreapedChildren(t *testing.T) {
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pid, kill, reap := startZombie(t)
+	w.WatchPID(pid)
+	if w.Exited(pid) || !w.Alive(pid) {
+		t.Fatal("a running child is reported exited")
+	}
+	kill()
+	b := nextBatch(t, w, 5*time.Second)
+	if len(b) != 1 || b[0].Kind != EvProcessExit || b[0].PID != pid {
+		t.Fatalf("batch %+v", b)
+	}
+	if syscall.Kill(pid, 0) != nil {
+		t.Fatal("the child was reaped: this test needs it a zombie")
+	}
+	if !w.Exited(pid) || w.Alive(pid) {
+		t.Fatalf("pid %d exited (a zombie) but the watcher says alive", pid)
+	}
+	// Watching it again reports nothing new, and the answer holds after
+	// the reap.
+	w.WatchPID(pid)
+	reap()
+	if !w.Exited(pid) || w.Alive(pid) {
+		t.Fatal("a reaped child is reported alive")
+	}
+	// A pid that is already gone is reported at once, and remembered.
+	gone := exec.Command("true")
+	gone.Run()
+	w.WatchPID(gone.Process.Pid)
+	b = nextBatch(t, w, 5*time.Second)
+	if len(b) != 1 || b[0].PID != gone.Process.Pid || !w.Exited(gone.Process.Pid) {
+		t.Fatalf("batch %+v", b)
+	}
+}
+
+// threads is this process's OS thread count.
+func threads(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no Threads line in /proc/self/status")
+	return 0
+}
+
+// Watching 256 worker processes costs goroutines parked on the runtime's
+// poller, not one OS thread each, and every exit is reported.
+func TestWatcherWatches256PIDsWithoutAThreadEach(t *testing.T) {
+	const n = 256
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cmds := make([]*exec.Cmd, n)
+	for i := range cmds {
+		cmds[i] = exec.Command("sleep", "120")
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	before := threads(t)
+	for _, c := range cmds {
+		w.WatchPID(c.Process.Pid)
+	}
+	// A waiter that blocks a thread in poll(2) takes its thread for good;
+	// the runtime hands its P to a new thread within tens of microseconds.
+	// Look at the thread count for a while after the watches started: it
+	// must stay near where it was, not grow by one per pid.
+	most := 0
+	for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
+		most = max(most, threads(t))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if grew := most - before; grew > 16 {
+		t.Fatalf("watching %d pids grew the process from %d to %d threads", n, before, most)
+	}
+	for _, c := range cmds {
+		c.Process.Kill()
+	}
+	seen := map[int]bool{}
+	deadline := time.After(20 * time.Second)
+	for len(seen) < n {
+		select {
+		case b := <-w.Events():
+			for _, ev := range b {
+				if ev.Kind == EvProcessExit {
+					seen[ev.PID] = true
+				}
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d exits reported", len(seen), n)
+		}
+	}
+	for _, c := range cmds {
+		if !seen[c.Process.Pid] || !w.Exited(c.Process.Pid) {
+			t.Fatalf("pid %d: exit not reported", c.Process.Pid)
+		}
+	}
+	if after := threads(t); after-before > 16 {
+		t.Fatalf("after the exits: %d threads, %d before", after, before)
+	}
+}
+
+// The window between finding a level missing and watching the level above
+// it: a directory created right there gets no event, yet the file written
+// into it must be reported. The hook creates the directories exactly in
+// that window.
+func TestWatcherSeesADirectoryCreatedWhileTheWatchIsAdded(t *testing.T) {
+	dir := t.TempDir()
+	result := filepath.Join(dir, "worker-results", "deep", "r.md")
+	testHookMissing = func(missing string) {
+		if missing == filepath.Join(dir, "worker-results") {
+			os.MkdirAll(filepath.Dir(result), 0o755)
+		}
+	}
+	defer func() { testHookMissing = nil }()
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Watch(result, EvResult); err != nil {
+		t.Fatal(err)
+	}
+	testHookMissing = nil
+	if err := os.WriteFile(result, []byte("# result"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case b := <-w.Events():
+			for _, ev := range b {
+				if ev.Kind == EvResult && ev.Path == result {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("a file in a directory created while the watch was being added was never reported")
+		}
 	}
 }
