@@ -363,6 +363,12 @@ func projectRel(root, p string) string {
 	if err != nil {
 		return filepath.ToSlash(p)
 	}
+	// A relative root ("." from --project-root .) is relative to the working
+	// directory, like p: make it absolute, or Rel of an absolute p fails and
+	// the absolute path would be stored.
+	if r, err := filepath.Abs(root); err == nil {
+		root = r
+	}
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
@@ -464,7 +470,10 @@ func WriteSidecar(req WriteRequest) (string, error) {
 		if s.CreatedAt == "" {
 			s.CreatedAt = state.Timestamp(state.Now())
 		}
-		if s.SourceReport == "" {
+		// An absolute Source Report naming this very report (written by
+		// an earlier cockpit from `--project-root .`) is made
+		// project-relative; any other value stays as written.
+		if s.SourceReport == "" || (filepath.IsAbs(s.SourceReport) && sameFile(s.SourceReport, req.Report)) {
 			s.SourceReport = projectRel(req.ProjectRoot, req.Report)
 		}
 		for _, a := range req.Answers {
@@ -532,4 +541,13 @@ func ReadSidecar(reportPath string) (*Sidecar, error) {
 		return nil, fmt.Errorf("read sidecar: %w", err)
 	}
 	return ParseSidecar(data), nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }

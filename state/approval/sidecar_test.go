@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -334,5 +335,77 @@ func TestRoundTripIsStable(t *testing.T) {
 	data := readFile(t, exampleResponse)
 	if got := ParseSidecar(data).Render(); got != string(data) {
 		t.Fatalf("parse+render changed the example:\n%s", got)
+	}
+}
+
+// `user-response write --project-root .` (or ./, or the absolute root)
+// stores Source Report relative to the project, whatever the report flag's
+// form.
+func TestSourceReportIsProjectRelativeForEveryRootForm(t *testing.T) {
+	const want = "- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-002.md\n"
+	for _, form := range []string{".", "./", "absolute", "absolute/"} {
+		for _, reportForm := range []string{"relative", "absolute"} {
+			t.Run(form+" "+reportForm, func(t *testing.T) {
+				root, report, _ := project(t)
+				t.Chdir(root)
+				pr := form
+				switch form {
+				case "absolute":
+					pr = root
+				case "absolute/":
+					pr = root + "/"
+				}
+				rp := rel(t, root, report)
+				if reportForm == "absolute" {
+					rp = report
+				}
+				var out bytes.Buffer
+				if err := RunWrite(WriteOptions{ProjectRoot: pr, Report: rp, Answers: `[{"id": "C-003", "answer": "Keep"}]`}, &out); err != nil {
+					t.Fatal(err)
+				}
+				data := string(readFile(t, SidecarPath(report)))
+				if !strings.Contains(data, want) {
+					t.Fatalf("--project-root %q --report %q stored:\n%s", pr, rp, data)
+				}
+				// The carry of that answer finds the report again and
+				// records a project-relative reference.
+				ledger := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "feature-analysis", "state", "approval-decisions-feature-analysis-002.json")
+				c := rowWithID("C-003")
+				c.Status = StatusResolved
+				writeLedger(t, ledger, c)
+				next := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "implementation", "state", "approval-decisions-implementation-001.json")
+				res, err := CarryWith(CarryRequest{Ledger: next, FromResponses: SidecarPath(report), IDs: []string{"C-003"}, ProjectRoot: pr})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ref := res.Carried[0].Resolution.UserResponseRef; ref != ".okstra/tasks/dev-10860/runs/feature-analysis/reports/user-responses/user-response-feature-analysis-002.md#C-003" {
+					t.Fatalf("userResponseRef %q", ref)
+				}
+			})
+		}
+	}
+}
+
+// A sidecar whose Source Report an earlier cockpit stored as an absolute
+// path to this report gets the project-relative one on the next write.
+func TestAbsoluteSourceReportOfThisReportIsMadeRelative(t *testing.T) {
+	root, report, _ := project(t)
+	writeFile(t, SidecarPath(report), []byte("# User Response — dev-10860 feature-analysis 002\n\n- Created At: 2026-11-29T10:31:07Z\n- Source Report: "+report+"\n\n## C-003\n- Answer: Keep\n"))
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Answers: []Answer{{ClarificationID: "C-004", Answer: "Sort"}}}); err != nil {
+		t.Fatal(err)
+	}
+	data := string(readFile(t, SidecarPath(report)))
+	if !strings.Contains(data, "- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-002.md\n") || !strings.Contains(data, "- Created At: 2026-11-29T10:31:07Z\n") {
+		t.Fatalf("sidecar:\n%s", data)
+	}
+	// Another report's absolute path is someone's choice and stays.
+	other := filepath.Join(root, "elsewhere.md")
+	writeFile(t, other, []byte("# other\n"))
+	writeFile(t, SidecarPath(report), []byte("# User Response\n\n- Source Report: "+other+"\n"))
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Answers: []Answer{{ClarificationID: "C-004", Answer: "Sort"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if data := string(readFile(t, SidecarPath(report))); !strings.Contains(data, "- Source Report: "+other+"\n") {
+		t.Fatalf("sidecar:\n%s", data)
 	}
 }
