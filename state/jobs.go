@@ -50,8 +50,9 @@ type ResolvedJob struct {
 
 // LoadJobs reads a jobs file and checks its shape against the run: the
 // dispatch kind (and the --dispatch-kind flag when given), one kind for all
-// jobs, identity fields for a v2 run, paths inside the root, prompts and
-// metadata that exist, and no prompt twice. It checks every job before
+// jobs, identity fields for a v2 run, a roster role (the job's rosterRole,
+// else its role execution's in the run manifest, else a v1 workerId), paths
+// inside the root, prompts and metadata that exist, and no prompt twice. It checks every job before
 // returning, so a batch is refused whole. Provider and model checks against
 // the catalog, and identity checks against the manifest, are the caller's.
 func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error) {
@@ -111,6 +112,21 @@ func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error)
 		if j.IdleTimeoutSeconds < 0 {
 			return nil, nil, errf(f, at+".idleTimeoutSeconds", "is negative")
 		}
+		if j.RosterRole == "" && j.RoleExecutionRef != "" {
+			// okstra's jobs files may leave the roster role to the run
+			// manifest: the job's role execution names it.
+			re := run.Manifest.RoleExecution(j.RoleExecutionRef)
+			switch {
+			case re != nil && re.RosterRole != "":
+				j.RosterRole = re.RosterRole
+			case j.WorkerID != "":
+				// a v1-style worker id still names the roster role
+			case re == nil:
+				return nil, nil, errf(f, at+".rosterRole", "is missing, and roleExecutionRef %q names no role execution of the run manifest %s to take it from; add rosterRole to the job", j.RoleExecutionRef, run.Manifest.Display)
+			default:
+				return nil, nil, errf(f, at+".rosterRole", "is missing, and the run manifest %s names none for role execution %q either; add rosterRole to the job or to that role execution", run.Manifest.Display, j.RoleExecutionRef)
+			}
+		}
 		if j.RosterRole == "" && j.WorkerID == "" {
 			return nil, nil, errf(f, at+".rosterRole", "is missing; the roster role names the worker in team-state and checkpoints")
 		}
@@ -165,8 +181,9 @@ func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error)
 	return jf, out, nil
 }
 
-// RosterRoleOf returns the roster role a job records under: its rosterRole,
-// or for a v1 job the role derived from its worker id.
+// RosterRoleOf returns the roster role a job records under: its rosterRole
+// (which LoadJobs fills from the run manifest's role execution when the job
+// has none), or else the role derived from its worker id.
 func (j Job) RosterRoleOf() string {
 	if j.RosterRole != "" {
 		return j.RosterRole
