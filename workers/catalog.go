@@ -71,6 +71,9 @@ type Provider struct {
 // the user's providers.json overrides applied.
 type Catalog struct {
 	providers map[string]*Provider
+	// idle holds the idle budgets providers.json files set, by canonical
+	// role or IdleDefault; a later file's entry replaces an earlier one's.
+	idle map[string]idleBudget
 	// Files lists the providers.json files that were applied, lowest
 	// priority first.
 	Files []string
@@ -271,11 +274,69 @@ const (
 	IdleFromProviders = "providers.json"
 )
 
+// IdleDefault is the key of idleBudgets that stands for every role without
+// a budget of its own.
+const IdleDefault = "default"
+
+// builtinIdleBudgets is the idle limit, in seconds, of a worker of each
+// canonical role when neither its job nor providers.json names one; "default"
+// is for an empty or unknown role. The idle clock restarts on every byte the
+// CLI prints, but several CLIs print nothing while they think, or nothing
+// until they are done (gemini and kimi headless, claude -p without
+// stream-json), so a budget is close to the longest silent turn the role
+// takes. See docs/DECISIONS.md.
+var builtinIdleBudgets = map[string]int{
+	"analyser":      1800,
+	"critic":        1200,
+	"designer":      1800,
+	"planner":       1800,
+	"implementer":   3600,
+	"verifier":      2400,
+	"report-writer": 1800,
+	"translator":    900,
+	"leader":        1800,
+	IdleDefault:     1800,
+}
+
+// idleBudget is one budget providers.json set, and the file that set it.
+type idleBudget struct {
+	seconds int
+	file    string
+}
+
 // IdleBudget returns the idle limit, in seconds, a worker of the canonical
 // role runs under when its job names none, and where that budget came from
-// (IdleFromCatalog or IdleFromProviders). An unknown or empty role gets the
-// general worker budget.
+// (IdleFromCatalog or IdleFromProviders). 0 means no limit. The budget is,
+// first found: the role's entry in providers.json's idleBudgets, its
+// "default" entry, the catalog's budget for the role, the catalog's general
+// budget. Aliases (lead, executor) count as their role; an unknown or empty
+// role gets the general budget.
 func (c *Catalog) IdleBudget(role string) (seconds int, source string) {
-	// TODO(issue 9): per-role defaults and the providers.json override.
-	return 900, IdleFromCatalog
+	key := IdleDefault
+	if r, err := state.NormalizeRole(role); err == nil {
+		key = r
+	}
+	if b, ok := c.idle[key]; ok {
+		return b.seconds, IdleFromProviders
+	}
+	if b, ok := c.idle[IdleDefault]; ok {
+		return b.seconds, IdleFromProviders
+	}
+	if s, ok := builtinIdleBudgets[key]; ok {
+		return s, IdleFromCatalog
+	}
+	return builtinIdleBudgets[IdleDefault], IdleFromCatalog
+}
+
+// IdleBudgetFile returns the providers.json file whose idleBudgets set the
+// budget IdleBudget returns for role, or "" when the budget is the catalog's.
+func (c *Catalog) IdleBudgetFile(role string) string {
+	key := IdleDefault
+	if r, err := state.NormalizeRole(role); err == nil {
+		key = r
+	}
+	if b, ok := c.idle[key]; ok {
+		return b.file
+	}
+	return c.idle[IdleDefault].file
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/okstra/cockpit/state"
@@ -40,17 +41,25 @@ func (c *Catalog) apply(file string, data []byte) error {
 		return err
 	}
 	for k := range top {
-		if k != "providers" && !strings.HasPrefix(k, "$") {
-			return d.errf(k, "is not a providers.json field; the file holds {\"providers\": {<id>: {...}}}")
+		if k != "providers" && k != "idleBudgets" && !strings.HasPrefix(k, "$") {
+			return d.errf(k, "is not a providers.json field; the file holds {\"providers\": {<id>: {...}}, \"idleBudgets\": {<role>: <seconds>}}")
+		}
+	}
+	var idle map[string]int
+	if raw, ok := top["idleBudgets"]; ok {
+		if idle, err = d.idleBudgets(raw); err != nil {
+			return err
 		}
 	}
 	raw, ok := top["providers"]
-	if !ok {
+	if !ok && idle == nil {
 		return d.errf("providers", "is missing; the file holds {\"providers\": {<id>: {...}}}")
 	}
-	entries, err := d.object(raw, "providers")
-	if err != nil {
-		return err
+	entries := map[string]json.RawMessage{}
+	if ok {
+		if entries, err = d.object(raw, "providers"); err != nil {
+			return err
+		}
 	}
 	next := make(map[string]*Provider, len(c.providers)+len(entries))
 	for id, p := range c.providers {
@@ -69,7 +78,63 @@ func (c *Catalog) apply(file string, data []byte) error {
 		next[id] = p
 	}
 	c.providers = next
+	if len(idle) > 0 && c.idle == nil {
+		c.idle = map[string]idleBudget{}
+	}
+	for k, v := range idle {
+		c.idle[k] = idleBudget{seconds: v, file: file}
+	}
 	return nil
+}
+
+// maxIdleBudget bounds an idle budget: a week, far above any turn, and far
+// below where seconds overflow a time.Duration.
+const maxIdleBudget = 7 * 24 * 3600
+
+// idleBudgets reads the idleBudgets object: canonical roles (or an alias, or
+// "default") to whole seconds, 0 for no limit.
+func (d decoder) idleBudgets(raw json.RawMessage) (map[string]int, error) {
+	entries, err := d.object(raw, "idleBudgets")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(entries))
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		field := "idleBudgets." + k
+		if strings.HasPrefix(k, "$") {
+			continue
+		}
+		key := IdleDefault
+		if k != IdleDefault {
+			canon, err := state.NormalizeRole(k)
+			if err != nil {
+				return nil, d.errf(field, "%v, or default", err)
+			}
+			key = canon
+		}
+		if _, dup := out[key]; dup {
+			return nil, d.errf(field, "is the role %s a second time; give each role once", key)
+		}
+		v := bytes.TrimSpace(entries[k])
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		switch {
+		case jsonKind(v) != "a number":
+			return nil, d.errf(field, "is %s; expected whole seconds, 0 for no limit", jsonKind(v))
+		case err != nil && strings.ContainsAny(string(v), ".eE"):
+			return nil, d.errf(field, "is %s; expected whole seconds, 0 for no limit", v)
+		case err != nil || n > maxIdleBudget:
+			return nil, d.errf(field, "is %s; expected at most %d seconds (a week), or 0 for no limit", v, maxIdleBudget)
+		case n < 0:
+			return nil, d.errf(field, "is negative; expected whole seconds, 0 for no limit")
+		}
+		out[key] = int(n)
+	}
+	return out, nil
 }
 
 // decoder turns one providers.json into providers, naming the file and a
