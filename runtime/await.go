@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/okstra/cockpit/state"
@@ -20,7 +22,10 @@ type AwaitResult struct {
 }
 
 // Await waits until every dispatch of the run is terminal. It records
-// phase-5-poll on entry and again only when the counts change, and
+// phase-5-poll on entry and again only when the counts change — on entry
+// not when the counts equal the ledger's last phase-5-poll and no dispatch
+// started or settled since (the seed: "A host wait returning without a
+// worker state change does not create a new checkpoint") — and
 // phase-5-collect for each initial dispatch it settles — into the ledger on
 // a pane run, only into Lines otherwise (the seed: the team commands record
 // nothing on other backends, but always print). It wakes only on file
@@ -42,6 +47,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 	}
 	res := &AwaitResult{}
 	last := Counts{Pending: -1}
+	prev, prevAt, havePrev := lastRecordedPoll(run)
 	for entry := true; ; entry = false {
 		ts, _, err := settleWith(run, w)
 		if err != nil {
@@ -58,6 +64,9 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 			}
 		}
 		c := CountDispatches(ts.WorkerDispatches)
+		if entry && havePrev && c == prev && !changedSince(ts.WorkerDispatches, prevAt) {
+			last = c // the ledger's last poll says it already
+		}
 		if c != last {
 			if err := rec.Record("phase-5-poll", "", c.fields(), ""); err != nil {
 				return nil, err
@@ -113,4 +122,89 @@ func watchDispatches(run *state.Run, w *Watcher, ts *state.TeamState) error {
 		}
 	}
 	return nil
+}
+
+// lastRecordedPoll reads the counts of the ledger's last phase-5-poll and
+// when it was recorded. A ledger that cannot be read has none: the poll is
+// recorded again rather than the wait refused.
+func lastRecordedPoll(run *state.Run) (c Counts, at string, ok bool) {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	if err != nil {
+		return Counts{}, "", false
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		phase, fields := e.Phase, e.Fields
+		if phase == "" {
+			phase, _, fields = parseProgressLine(e.ProgressLine)
+		}
+		if phase != "phase-5-poll" {
+			continue
+		}
+		p, perr := strconv.Atoi(field(fields, "pending"))
+		d, derr := strconv.Atoi(field(fields, "done"))
+		if perr != nil || derr != nil {
+			return Counts{}, "", false
+		}
+		return Counts{Pending: p, Done: d}, e.At, true
+	}
+	return Counts{}, "", false
+}
+
+// changedSince reports whether a dispatch was dispatched or settled after
+// at (a ledger timestamp): then the workers' state changed, even if the
+// counts came back to the same numbers (a retry that settled).
+func changedSince(ds []state.Dispatch, at string) bool {
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return true
+	}
+	after := func(s string) bool {
+		u, err := time.Parse(time.RFC3339, s)
+		return err == nil && u.After(t)
+	}
+	for i := range ds {
+		if after(ds[i].DispatchedAt) || after(ds[i].SettledAt) {
+			return true
+		}
+	}
+	return false
+}
+
+func field(fields [][2]string, name string) string {
+	for _, f := range fields {
+		if f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// parseProgressLine reads a PROGRESS line written by another tool into its
+// phase, worker and key=value fields ("PROGRESS: phase-5-collect
+// worker=Codex worker status=completed"). A worker value runs up to the
+// next " name=" token, since roster roles contain spaces.
+func parseProgressLine(line string) (phase, worker string, fields [][2]string) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "PROGRESS: ")
+	if !ok {
+		return "", "", nil
+	}
+	phase, rest, _ = strings.Cut(rest, " ")
+	toks := strings.Fields(rest)
+	for i := 0; i < len(toks); i++ {
+		name, val, ok := strings.Cut(toks[i], "=")
+		if !ok {
+			continue
+		}
+		if name == "worker" {
+			for i+1 < len(toks) && !strings.Contains(toks[i+1], "=") {
+				i++
+				val += " " + toks[i]
+			}
+			worker = val
+			continue
+		}
+		fields = append(fields, [2]string{name, val})
+	}
+	return phase, worker, fields
 }

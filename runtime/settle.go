@@ -172,15 +172,28 @@ func settleWith(run *state.Run, w *Watcher) (*state.TeamState, []string, error) 
 // (always team-state's lock, then the ledger's: no other order is taken). A
 // recorder that does not write (a non-pane run) prints each dispatch's line
 // once per command.
+//
+// A dispatch whose phase-5-collect is in the ledger already (a run taken
+// over from another tool, which recorded the line but not collectedAt; or
+// the lead's own lead-progress append) is not recorded again: the ledger's
+// collect lines of each worker and status that no collected dispatch
+// accounts for are matched to the uncollected dispatches of that worker and
+// status, in team-state order, and those are marked collected silently.
 func Collect(run *state.Run, rec *Recorder) error {
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return err
 	}
 	if !rec.write {
+		recorded := recordedCollects(run, ts)
 		for i := range ts.WorkerDispatches {
 			d := &ts.WorkerDispatches[i]
 			if d.DispatchKind != "initial" || !d.Terminal() || d.CollectedAt != "" || rec.printed[d.DispatchID] {
+				continue
+			}
+			if k := collectKey(d.Role, d.Status); recorded[k] > 0 {
+				recorded[k]--
+				rec.markPrinted(d.DispatchID)
 				continue
 			}
 			if err := rec.Record("phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, ""); err != nil {
@@ -198,9 +211,15 @@ func Collect(run *state.Run, rec *Recorder) error {
 		lines = lines[:0]
 		var events []state.Event
 		now := state.Timestamp(state.Now())
+		recorded := recordedCollects(run, ts)
 		for i := range ts.WorkerDispatches {
 			d := &ts.WorkerDispatches[i]
 			if d.DispatchKind != "initial" || !d.Terminal() || d.CollectedAt != "" {
+				continue
+			}
+			if k := collectKey(d.Role, d.Status); recorded[k] > 0 {
+				recorded[k]--
+				d.CollectedAt = now // its line is in the ledger already
 				continue
 			}
 			ev, err := state.NewEvent(rec.source, "phase-5-collect", d.Role, [][2]string{{"status", d.Status}}, "")
@@ -233,4 +252,35 @@ func hasUncollected(ts *state.TeamState) bool {
 		}
 	}
 	return false
+}
+
+func collectKey(worker, status string) string { return worker + "\x00" + status }
+
+// recordedCollects counts, per worker and status, the ledger's
+// phase-5-collect lines that no collected dispatch of ts accounts for. A
+// ledger that cannot be read counts none.
+func recordedCollects(run *state.Run, ts *state.TeamState) map[string]int {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, e := range events {
+		phase, worker, fields := e.Phase, e.Worker, e.Fields
+		if phase == "" {
+			phase, worker, fields = parseProgressLine(e.ProgressLine)
+		}
+		if phase == "phase-5-collect" {
+			out[collectKey(worker, field(fields, "status"))]++
+		}
+	}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.DispatchKind == "initial" && d.CollectedAt != "" {
+			if k := collectKey(d.Role, d.Status); out[k] > 0 {
+				out[k]--
+			}
+		}
+	}
+	return out
 }
