@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,6 +76,29 @@ type Dispatch struct {
 	// CollectedAt is when a phase-5-collect checkpoint was recorded for this
 	// dispatch, so no command records it twice.
 	CollectedAt string `json:"collectedAt,omitempty"`
+}
+
+// MarshalJSON writes the dispatch as its fields say, except that an idle
+// limit of 0 whose source is known is written ("idleTimeoutSeconds": 0,
+// before idleTimeoutSource): "no limit" is then on the record, and a
+// rewrite merged over an earlier limit replaces it instead of keeping it.
+func (d Dispatch) MarshalJSON() ([]byte, error) {
+	type plain Dispatch
+	b, err := json.Marshal(plain(d))
+	if err != nil || d.IdleTimeoutSeconds != 0 || d.IdleTimeoutSource == "" {
+		return b, err
+	}
+	// Keys are fixed and a quote inside a string value is escaped, so this
+	// is the member's own key.
+	const key = `,"idleTimeoutSource":`
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return b, nil
+	}
+	out := make([]byte, 0, len(b)+24)
+	out = append(out, b[:i]...)
+	out = append(out, `,"idleTimeoutSeconds":0`...)
+	return append(out, b[i:]...), nil
 }
 
 // TeardownReason is the reason written on a dispatch that was still running

@@ -169,3 +169,49 @@ func TestTeamStateNewFileAndCompactInput(t *testing.T) {
 		t.Fatalf("untouched compact element rewritten:\n%s", data)
 	}
 }
+
+// A dispatch records its idle limit and the limit's source; a limit of 0
+// (no limit) from a known source is written, and replaces an earlier limit
+// on a rewrite.
+func TestDispatchRecordsItsIdleLimit(t *testing.T) {
+	p := writeTS(t, `{"workerDispatches": [{"dispatchId": "dispatch-001", "status": "in-progress", "reason": "", "idleTimeoutSeconds": 1800, "idleTimeoutSource": "catalog", "x-keep": 1}]}`)
+	err := UpdateTeamState(p, "team-state.json", "x", func(ts *TeamState) error {
+		ts.WorkerDispatches[0].IdleTimeoutSeconds = 0
+		ts.WorkerDispatches[0].IdleTimeoutSource = "providers.json"
+		ts.WorkerDispatches = append(ts.WorkerDispatches,
+			Dispatch{DispatchID: "dispatch-002", Status: "in-progress", IdleTimeoutSeconds: 2400, IdleTimeoutSource: "providers.json"},
+			Dispatch{DispatchID: "dispatch-003", Status: "in-progress"})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	var doc struct {
+		WorkerDispatches []map[string]any `json:"workerDispatches"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	d := doc.WorkerDispatches
+	if v, ok := d[0]["idleTimeoutSeconds"]; !ok || v != 0.0 || d[0]["idleTimeoutSource"] != "providers.json" || d[0]["x-keep"] != 1.0 {
+		t.Fatalf("dispatch-001: %v\n%s", d[0], data)
+	}
+	if d[1]["idleTimeoutSeconds"] != 2400.0 || d[1]["idleTimeoutSource"] != "providers.json" {
+		t.Fatalf("dispatch-002: %v", d[1])
+	}
+	if _, ok := d[2]["idleTimeoutSeconds"]; ok {
+		t.Fatalf("dispatch-003 without a source wrote a limit: %v", d[2])
+	}
+	ts, err := ReadTeamState(p, "team-state.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ts.WorkerDispatches[0]; got.IdleTimeoutSeconds != 0 || got.IdleTimeoutSource != "providers.json" {
+		t.Fatalf("read back: %+v", got)
+	}
+	b, _ := json.Marshal(Dispatch{DispatchID: "d", Status: "s", IdleTimeoutSource: "catalog", SettledAt: "t"})
+	if want := `{"dispatchId":"d","status":"s","reason":"","idleTimeoutSeconds":0,"idleTimeoutSource":"catalog","settledAt":"t"}`; string(b) != want {
+		t.Fatalf("marshal: %s\nwant     %s", b, want)
+	}
+}
