@@ -375,12 +375,12 @@ func (w *Watcher) loop() {
 func (w *Watcher) handle(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	w.mu.Lock()
+	var appeared []string
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		w.dirGoneLocked(name)
+		appeared = w.dirGoneLocked(name)
 	}
 	if files, ok := w.pending[name]; ok && ev.Has(fsnotify.Create) {
 		delete(w.pending, name)
-		var appeared []string
 		for _, file := range files {
 			// Walk down again from the file's own directory: the levels
 			// below the new one may already exist (MkdirAll), and no event
@@ -394,14 +394,12 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 				}
 			}
 		}
-		w.mu.Unlock()
-		for _, file := range appeared {
-			w.add(FileEvent{Kind: w.kindOf(file), Path: file})
-		}
-		return
 	}
 	kind, ok := w.files[name]
 	w.mu.Unlock()
+	for _, file := range appeared {
+		w.add(FileEvent{Kind: w.kindOf(file), Path: file})
+	}
 	if !ok || ev.Op == fsnotify.Chmod {
 		return
 	}
@@ -409,27 +407,34 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 }
 
 // dirGoneLocked forgets the watch of a watched directory that was removed
-// or renamed away (the kernel dropped it), and waits for it again: every
-// watched file under it goes back to pending on the nearest level that
-// still exists.
-func (w *Watcher) dirGoneLocked(name string) {
+// or renamed away (the kernel dropped it; a directory made again under the
+// same name is another inode), and watches again every file under it: the
+// new directory when it exists by now, else the nearest level that does,
+// with the file pending. It returns the files that exist already: written
+// into the new directory before its watch, they got no event.
+func (w *Watcher) dirGoneLocked(name string) []string {
 	if !w.watching[name] {
-		return
+		return nil
 	}
-	if st, err := os.Lstat(name); err == nil && st.IsDir() {
-		return // replaced already; the watch followed the inode, re-add below
-	}
+	prefix := name + string(filepath.Separator)
 	for dir := range w.watching {
-		if dir == name || strings.HasPrefix(dir, name+string(filepath.Separator)) {
+		if dir == name || strings.HasPrefix(dir, prefix) {
 			delete(w.watching, dir)
-			_ = w.fs.Remove(dir)
+			_ = w.fs.Remove(dir) // fsnotify may have dropped it already
 		}
 	}
+	var appeared []string
 	for file := range w.files {
-		if strings.HasPrefix(file, name+string(filepath.Separator)) {
-			_, _ = w.watchDirLocked(file)
+		if !strings.HasPrefix(file, prefix) {
+			continue
+		}
+		if _, err := w.watchDirLocked(file); err == nil && w.watching[filepath.Dir(file)] {
+			if _, err := os.Stat(file); err == nil {
+				appeared = append(appeared, file)
+			}
 		}
 	}
+	return appeared
 }
 
 func (w *Watcher) kindOf(path string) EventKind {
