@@ -155,3 +155,40 @@ func TestIdleBudgetsOfARefusedFileDoNotApply(t *testing.T) {
 		t.Fatalf("critic = %v after a refused file", got)
 	}
 }
+
+// ApplyIdleBudget keeps a job's own limit and gives the others their role's
+// budget; ExecArgs hands the result to the wrapper.
+func TestApplyIdleBudget(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	writeProviders(t, ProjectProvidersFile(root), `{"idleBudgets": {"critic": 0, "verifier": 1500}}`)
+	c, err := LoadCatalog(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		role    string
+		own     int
+		seconds int
+		source  string
+		arg     string
+	}{
+		{"analyser", 120, 120, IdleFromJobsFile, "120"},
+		{"implementer", 0, 3600, IdleFromCatalog, "3600"},
+		{"executor", 0, 3600, IdleFromCatalog, "3600"},
+		{"", 0, 1800, IdleFromCatalog, "1800"},
+		{"verifier", 0, 1500, IdleFromProviders, "1500"},
+		{"critic", 0, 0, IdleFromProviders, ""},
+		{"critic", 30, 30, IdleFromJobsFile, "30"},
+	} {
+		j := state.ResolvedJob{Job: state.Job{Provider: "codex", ModelExecutionValue: "gpt-6.1-sol", Role: tc.role, IdleTimeoutSeconds: tc.own}, Prompt: "/p/x.md"}
+		c.ApplyIdleBudget(&j)
+		if j.IdleTimeoutSeconds != tc.seconds || j.IdleSource != tc.source {
+			t.Errorf("%q own %d: got %d from %s, want %d from %s", tc.role, tc.own, j.IdleTimeoutSeconds, j.IdleSource, tc.seconds, tc.source)
+		}
+		// The 7th argument of worker exec is idle-timeout-s; empty is none.
+		if args := ExecArgs(root, j, ""); args[6] != tc.arg {
+			t.Errorf("%q own %d: worker exec idle argument %q, want %q", tc.role, tc.own, args[6], tc.arg)
+		}
+	}
+}
