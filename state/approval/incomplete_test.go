@@ -3,9 +3,11 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -330,4 +332,55 @@ func TestOpenTakesAnOptionsFile(t *testing.T) {
 	o.OptionsFile = "bad.json"
 	mustErr(t, RunOpen(o, &out), "bad.json: [0]: is not an option object (json: cannot unmarshal number into Go struct field Option.answer of type string)")
 	unchanged(t, ledger, before, nil)
+}
+
+// Options added to one row from many goroutines at once all arrive, once
+// each: AddOptions is a locked read-modify-write like open.
+func TestConcurrentAddOptionsLoseNothing(t *testing.T) {
+	root, _, _ := project(t)
+	ledger := filepath.Join(root, seedLedger)
+	var out bytes.Buffer
+	if err := RunOpen(seedOpen(root, "C-003"), &out); err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := exampleRow().Options[1]
+			if i == 0 {
+				o = exampleRow().Options[0]
+			}
+			o.Answer = fmt.Sprintf("answer %02d", i)
+			// Each option twice: the second is a repeat and changes nothing.
+			for range 2 {
+				if _, err := AddOptions(ledger, "C-003", []Option{o}, false); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	l, err := Read(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Row("C-003")
+	seen := map[string]int{}
+	for _, o := range r.Options {
+		seen[o.Answer]++
+	}
+	if len(r.Options) != n || len(seen) != n {
+		t.Fatalf("row has %d options (%d distinct), want %d", len(r.Options), len(seen), n)
+	}
+	if err := ValidateRow(*r); err != nil {
+		t.Fatalf("row after concurrent adds: %v", err)
+	}
 }
