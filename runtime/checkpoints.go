@@ -173,7 +173,11 @@ func RosterRole(run *state.Run, worker string) (string, error) {
 		if m := fromProvider(func(c rosterCandidate) bool { return !isLeadRole(c.role) }); len(m) == 1 && !isLeadFunction(function) {
 			return m[0], nil
 		}
-		return "", &state.Error{Field: "--worker", Msg: fmt.Sprintf("%q matches several roster roles of this run (%s); pass one of them", worker, strings.Join(all, ", "))}
+		example := all[0]
+		if m := fromProvider(func(c rosterCandidate) bool { return !isLeadRole(c.role) }); len(m) > 0 {
+			example = m[0]
+		}
+		return "", &state.Error{Field: "--worker", Msg: fmt.Sprintf("%q is not a roster role of this run (known: %s) and names none of its %s roles alone (%s); pass the roster role, e.g. %q", worker, strings.Join(known, ", "), words[0], strings.Join(all, ", "), example)}
 	}
 	return "", &state.Error{Field: "--worker", Msg: fmt.Sprintf("%q is not a roster role of this run (known: %s); pass the roster role, e.g. %q", worker, strings.Join(known, ", "), known[0])}
 }

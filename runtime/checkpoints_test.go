@@ -35,7 +35,7 @@ func TestRosterRoleRewritesFunctionalLabels(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"Gemini verifier", `--worker: "Gemini verifier" is not a roster role of this run (known: Lead role, Codex worker, Antigravity worker, Claude worker, Report writer worker); pass the roster role, e.g. "Lead role"`},
-		{"Claude verifier", `--worker: "Claude verifier" matches several roster roles of this run (Lead role, Claude worker, Report writer worker); pass one of them`},
+		{"Claude verifier", `--worker: "Claude verifier" is not a roster role of this run (known: Lead role, Codex worker, Antigravity worker, Claude worker, Report writer worker) and names none of its claude roles alone (Lead role, Claude worker, Report writer worker); pass the roster role, e.g. "Claude worker"`},
 	} {
 		got, err := RosterRole(run, c.in)
 		if err == nil || err.Error() != c.want {

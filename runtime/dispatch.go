@@ -11,9 +11,14 @@ import (
 )
 
 // Catalog is what dispatch needs of the provider catalog: whether a provider
-// and a model execution value are known.
+// and a model execution value are known, and the idle budget of a role
+// (workers.Catalog).
 type Catalog interface {
 	CheckModel(provider, model string) error
+	// IdleBudget is the idle limit in seconds (0: none) of a worker of the
+	// canonical role whose job names none, and its source
+	// (workers.IdleFromCatalog or workers.IdleFromProviders).
+	IdleBudget(role string) (seconds int, source string)
 }
 
 // Batch is a verified jobs file, ready to launch: nothing is started or
@@ -30,6 +35,12 @@ type Batch struct {
 // catalog, each v2 identity against the run manifest and its invocation
 // metadata, and that no job's prompt is still running from an earlier
 // dispatch. The first problem is returned as one line naming the job.
+//
+// Each job gets its idle limit: its own idleTimeoutSeconds when above 0
+// (source "jobs-file"), else the catalog's idle budget for its canonical
+// role (the job's role, else its role execution's), "catalog" or
+// "providers.json". So no worker runs without a limit by omission, and the
+// dispatch record says which budget applied.
 func PlanBatch(run *state.Run, cat Catalog, jobsFile, kind string) (*Batch, error) {
 	jf, jobs, err := state.LoadJobs(run, jobsFile, kind)
 	if err != nil {
@@ -38,6 +49,9 @@ func PlanBatch(run *state.Run, cat Catalog, jobsFile, kind string) (*Batch, erro
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return nil, err
+	}
+	for i := range jobs {
+		applyIdleBudget(run, cat, &jobs[i])
 	}
 	for i, j := range jobs {
 		at := fmt.Sprintf("jobs[%d]", i)
@@ -57,6 +71,24 @@ func PlanBatch(run *state.Run, cat Catalog, jobsFile, kind string) (*Batch, erro
 		}
 	}
 	return &Batch{Run: run, Kind: jf.DispatchKind, File: jobsFile, Jobs: jobs}, nil
+}
+
+// applyIdleBudget sets the job's idle limit and its source.
+func applyIdleBudget(run *state.Run, cat Catalog, j *state.ResolvedJob) {
+	if j.IdleTimeoutSeconds > 0 {
+		j.IdleSource = workers.IdleFromJobsFile
+		return
+	}
+	role := j.Role
+	if role == "" {
+		if re := run.Manifest.RoleExecution(j.RoleExecutionRef); re != nil {
+			role = re.Role
+		}
+	}
+	j.IdleTimeoutSeconds, j.IdleSource = cat.IdleBudget(role)
+	if j.IdleTimeoutSeconds < 0 {
+		j.IdleTimeoutSeconds = 0
+	}
 }
 
 // checkJobIdentity verifies a v2 job against the run manifest and against
@@ -87,7 +119,8 @@ func checkJobIdentity(run *state.Run, j state.ResolvedJob) error {
 }
 
 // WorkerArgv is the command line that runs one job through the worker
-// wrapper: `cockpit worker exec` with the okstra provider-exec arguments.
+// wrapper: `cockpit worker exec` with the okstra provider-exec arguments,
+// the job's idle limit (applied by PlanBatch) among them.
 func WorkerArgv(self string, run *state.Run, j state.ResolvedJob, presentation string) []string {
 	return append([]string{self, "worker", "exec"}, workers.ExecArgs(run.Root.Dir(), j, presentation)...)
 }
@@ -142,24 +175,26 @@ func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
 				attempt = inv.Attempt
 			}
 			d := state.Dispatch{
-				DispatchID:       ts.NextDispatchID(),
-				DispatchKind:     b.Kind,
-				InvocationRef:    j.InvocationRef,
-				RoleExecutionRef: j.RoleExecutionRef,
-				Role:             role,
-				WorkerID:         workerID(j),
-				Provider:         j.Provider,
-				Model:            j.ModelExecutionValue,
-				ExecutionLabel:   j.ExecutionLabel,
-				PromptPath:       prompt,
-				ResultPath:       run.Root.Rel(j.Result),
-				StatusPath:       run.Root.Rel(state.SidecarPath(j.Prompt)),
-				LogPath:          run.Root.Rel(state.LogPath(j.Prompt)),
-				MetadataPath:     j.MetadataPath,
-				Backend:          backend,
-				Attempt:          attempt,
-				Status:           state.StatusInProgress,
-				DispatchedAt:     now,
+				DispatchID:         ts.NextDispatchID(),
+				DispatchKind:       b.Kind,
+				InvocationRef:      j.InvocationRef,
+				RoleExecutionRef:   j.RoleExecutionRef,
+				Role:               role,
+				WorkerID:           workerID(j),
+				Provider:           j.Provider,
+				Model:              j.ModelExecutionValue,
+				ExecutionLabel:     j.ExecutionLabel,
+				PromptPath:         prompt,
+				ResultPath:         run.Root.Rel(j.Result),
+				StatusPath:         run.Root.Rel(state.SidecarPath(j.Prompt)),
+				LogPath:            run.Root.Rel(state.LogPath(j.Prompt)),
+				MetadataPath:       j.MetadataPath,
+				Backend:            backend,
+				Attempt:            attempt,
+				IdleTimeoutSeconds: j.IdleTimeoutSeconds,
+				IdleTimeoutSource:  j.IdleSource,
+				Status:             state.StatusInProgress,
+				DispatchedAt:       now,
 			}
 			ts.WorkerDispatches = append(ts.WorkerDispatches, d)
 			out = append(out, Recorded{Dispatch: d, Job: j})
