@@ -133,12 +133,14 @@ func TestBadInputs(t *testing.T) {
 			return []string{"user-response", "write", "--project-root", root, "--report", fixture.RunDir + "/reports/final-report-feature-analysis-002.md", "--answers", "[]",
 				"--report-authoring", `{"status":"approved","reason":"I say so"}`}
 		}, want: "is the user's to grant"},
-		tc{name: "option row without a recommended option", args: func(root string) []string {
+		// A row without a recommended option is recorded and reported
+		// incomplete (issue 9); an option whose role is neither is refused.
+		tc{name: "option with an unknown role", args: func(root string) []string {
 			return []string{"approval-decision", "open", "--project-root", root, "--ledger", ledger, "--task-key", "dev-10860", "--clarification-id", "C-008",
 				"--statement", "s", "--expected-form", "f", "--classification", "user-decision", "--origin", "worker-finding", "--user-confirmation", "u", "--unblock-condition", "c", "--recommended-disposition", "select",
-				"--option", `{"role":"alternative","answer":"A","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`,
+				"--option", `{"role":"maybe","answer":"A","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`,
 				"--option", `{"role":"alternative","answer":"B","rationale":"r","reach":"in-repo","scopeEffects":[],"addedWork":"w","directionChange":"d","disposition":"select"}`}
-		}, want: "recommended"},
+		}, want: `"maybe"; expected recommended or alternative`},
 	)
 	if len(cases) < 25 {
 		t.Fatalf("only %d cases", len(cases))

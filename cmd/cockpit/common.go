@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,11 +43,16 @@ func (f *runFlags) load() (*state.Run, error) {
 }
 
 // jsonFlag is the shared --json switch: machine output, stable and tested
-// field by field.
+// field by field. Every headless command takes it (TestEveryHeadlessCommandTakesJSON);
+// the ones that always print JSON accept it and print the same.
 type jsonFlag struct{ on bool }
 
-func (j *jsonFlag) add(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&j.on, "json", false, "print machine-readable JSON")
+func (j *jsonFlag) add(cmd *cobra.Command) { addJSONFlag(cmd, &j.on) }
+
+// addJSONFlag declares --json on cmd, storing it in p: the one definition
+// of the flag, for commands whose options live in another package's struct.
+func addJSONFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "json", false, "print machine-readable JSON")
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -78,4 +84,19 @@ func writeJSONCompact(io *streams, v any) error {
 	enc := json.NewEncoder(io.Out)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// required is a flag a command cannot run without, its value and what to
+// pass.
+type required struct{ flag, value, hint string }
+
+// requireFlags refuses the first flag left empty with a usage error (exit
+// 2): "--<flag>: is required; <hint>", the wording the engine uses too.
+func requireFlags(rs ...required) error {
+	for _, r := range rs {
+		if strings.TrimSpace(r.value) == "" {
+			return &usageError{&state.Error{Field: r.flag, Msg: "is required; " + r.hint}}
+		}
+	}
+	return nil
 }

@@ -261,9 +261,14 @@ func demoScreen(io *streams, o *demoOptions) error {
 		return err
 	}
 	defer d.cleanup()
+	shim, removeShim, err := okstraShim(d.self)
+	if err != nil {
+		return err
+	}
+	defer removeShim()
 	cp, err := runtime.StartCockpit(runtime.CockpitConfig{
 		Run: d.run, Self: d.self, Socket: filepath.Join(d.dir, "cockpit.sock"),
-		Lead: []string{d.self, "demo", "lead"},
+		Lead: []string{d.self, "demo", "lead"}, LeadPath: []string{shim},
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,17 @@ dispatch, and prints them in progressLines.`,
 }
 
 func workerDispatchRun(ctx context.Context, io *streams, o *dispatchOptions) error {
+	// RunCLIWrapper passes SIGTERM/SIGINT/SIGHUP on to the workers and
+	// settles the batch; this channel only notes which signal came, so the
+	// command ends with 128+signal like every other one. (A cancelling
+	// context here would reach the workers a second time, which reads as
+	// insisting and skips their graceful stop.)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	if err := o.requireJobs(); err != nil {
+		return err
+	}
 	run, err := o.run.load()
 	if err != nil {
 		return err
@@ -71,11 +83,36 @@ func workerDispatchRun(ctx context.Context, io *streams, o *dispatchOptions) err
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	select {
+	case s := <-sigs: // before anything is recorded: stop here
+		noteSignal(s)
+		return interruptedError()
+	default:
+	}
 	res, err := runtime.RunCLIWrapper(ctx, batch, self)
+	select {
+	case s := <-sigs:
+		noteSignal(s)
+	default:
+	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(io.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)})
+	if werr := writeJSON(io.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); werr != nil {
+		return werr
+	}
+	if caught.Load() != 0 {
+		return interruptedError()
+	}
+	return nil
+}
+
+// requireJobs refuses a missing --jobs-file before anything is read.
+func (o *dispatchOptions) requireJobs() error {
+	if o.jobsFile == "" {
+		return &usageError{&state.Error{Field: "--jobs-file", Msg: "is required; pass the jobs file written by `okstra agent-prompt jobs`"}}
+	}
+	return nil
 }
 
 func nonNil(s []string) []string {
@@ -85,7 +122,41 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// interruptible returns a context cancelled on SIGINT/SIGTERM/SIGHUP.
+// caught is the signal that interrupted the command (0: none). Main turns
+// an interrupted command's context.Canceled into exit 128+signal (130 for
+// SIGINT, 143 for SIGTERM, 129 for SIGHUP), as the worker wrapper does.
+var caught atomic.Int32
+
+// stopSignals are the signals a command ends on gracefully.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// interruptible returns a context cancelled on SIGINT/SIGTERM/SIGHUP,
+// noting the signal in caught.
 func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case s := <-ch:
+			noteSignal(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel()
+	}
 }
+
+func noteSignal(s os.Signal) {
+	if n, ok := s.(syscall.Signal); ok {
+		caught.CompareAndSwap(0, int32(n))
+	}
+}
+
+// interruptedError is how a command that finished its own graceful stop
+// after a signal ends: Main prints "<cmd>: interrupted by <SIG>" and exits
+// 128+signal.
+func interruptedError() error { return context.Canceled }

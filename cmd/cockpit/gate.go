@@ -18,6 +18,7 @@ type gateOptions struct {
 	id         string
 	report     string
 	reasonHint string
+	json       jsonFlag // gate commands always print JSON; --json is accepted
 }
 
 func newGateCmd(io *streams) *cobra.Command {
@@ -44,6 +45,7 @@ is a terminal, where it asks on the terminal instead.`,
 	askCmd.Flags().StringVar(&ask.ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")
 	askCmd.Flags().StringVar(&ask.id, "clarification-id", "", "the open row to ask, C-NNN")
 	askCmd.Flags().StringVar(&ask.report, "report", "", "the report the answer belongs to (default: the run's final report path)")
+	ask.json.add(askCmd)
 
 	ra := &gateOptions{}
 	raCmd := &cobra.Command{
@@ -60,6 +62,7 @@ There is no terminal fallback: only the human at the cockpit can grant it.`,
 	ra.run.add(raCmd)
 	raCmd.Flags().StringVar(&ra.reasonHint, "reason-hint", "", "why the lead asks (e.g. the report-writer dispatch's failure)")
 	raCmd.Flags().StringVar(&ra.report, "report", "", "the report (default: the run's final report path)")
+	ra.json.add(raCmd)
 	gate.AddCommand(askCmd, raCmd)
 	return gate
 }

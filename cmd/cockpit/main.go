@@ -1,10 +1,17 @@
 // Command cockpit is the terminal cockpit for okstra runs: the screen, the
 // headless commands a lead agent calls, the worker wrapper and the wizard.
 // This package only wires flags to the engine and prints results.
+//
+// Started under the name okstra (the shim on the lead's PATH), it answers
+// the okstra commands the cockpit owns and hands the rest to the real
+// okstra: okstra.go, docs/OKSTRA.md.
 package main
 
 import "os"
 
 func main() {
+	if isOkstraName(os.Args[0]) {
+		os.Exit(int(okstraMain(os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr)))
+	}
 	os.Exit(int(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }

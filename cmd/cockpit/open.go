@@ -27,7 +27,9 @@ func newOpenCmd(io *streams) *cobra.Command {
 		Long: `open is the screen for a real run. The lead pane runs the given command (e.g.
 claude) with COCKPIT_SOCKET, COCKPIT_RUN_MANIFEST and COCKPIT_PROJECT_ROOT in
 its environment and this cockpit first on its PATH, so the lead's "cockpit team
-dispatch" opens worker panes here. Without a lead command the lead pane runs
+dispatch" opens worker panes here; an okstra shim comes first of all, so the
+okstra commands of the lead contract ("okstra team dispatch", ...) reach this
+cockpit too and the others reach the real okstra (docs/OKSTRA.md). Without a lead command the lead pane runs
 $SHELL. Dispatches still running from an earlier session are shown as
 "running elsewhere" with their log. Press ? for the keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,7 +65,12 @@ func openRun(io *streams, o *openOptions, lead []string) error {
 	if err != nil {
 		return err
 	}
-	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: lead})
+	shim, removeShim, err := okstraShim(self)
+	if err != nil {
+		return err
+	}
+	defer removeShim()
+	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: lead, LeadPath: []string{shim}})
 	if err != nil {
 		return err
 	}

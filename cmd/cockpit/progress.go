@@ -15,6 +15,7 @@ type progressOptions struct {
 	worker string
 	fields []string
 	detail string
+	json   jsonFlag
 }
 
 func newLeadProgressCmd(io *streams) *cobra.Command {
@@ -38,6 +39,7 @@ func newLeadProgressCmd(io *streams) *cobra.Command {
 	f.StringVar(&opts.worker, "worker", "", "the roster role (\"Codex worker\"; \"codex-worker\" is accepted)")
 	f.StringArrayVar(&opts.fields, "field", nil, "a NAME=VALUE token of the line, in order; repeatable")
 	f.StringVar(&opts.detail, "detail", "", "the verb phrase that ends the line")
+	opts.json.add(appendCmd) // it always prints {"progressLine": ...}; --json is accepted and prints the same
 	lp.AddCommand(appendCmd)
 	return lp
 }

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/state"
 )
 
 // ExitCode is the process exit status of a command.
@@ -46,8 +50,19 @@ type streams struct {
 // Main runs the cockpit with args and returns its exit status. Errors are
 // printed once, as "cockpit <cmd>: <reason>".
 func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
+	return mainAs("cockpit", args, in, out, errw)
+}
+
+// mainAs runs the command tree under the program name prog: "cockpit", or
+// "okstra" when the okstra shim routes one of the commands the cockpit owns
+// (okstra.go). Errors are printed once, as "<prog> <cmd>: <reason>".
+func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitCode {
+	caught.Store(0)
 	io := &streams{In: in, Out: out, Err: errw}
 	root := newRootCmd(io)
+	root.Use = prog
+	root.InitDefaultCompletionCmd()
+	strictGroups(root)
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
@@ -56,11 +71,18 @@ func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
 	if err == nil {
 		return exitOK
 	}
-	name := "cockpit"
+	name := prog
 	if cmd != nil {
 		name = cmd.CommandPath()
+		if as := cmd.CalledAs(); as != "" && as != cmd.Name() && cmd.HasParent() {
+			name = cmd.Parent().CommandPath() + " " + as // an alias: codex-dispatch
+		}
 	}
 	if errors.Is(err, context.Canceled) {
+		if sig := syscall.Signal(caught.Load()); sig != 0 {
+			fmt.Fprintf(errw, "%s: interrupted by %s\n", name, unix.SignalName(sig))
+			return ExitCode(128 + int(sig))
+		}
 		fmt.Fprintf(errw, "%s: interrupted\n", name)
 		return exitCancelled
 	}
@@ -73,10 +95,45 @@ func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
 	}
 	fmt.Fprintf(errw, "%s: %v\n", name, err)
 	var usage *usageError
-	if errors.As(err, &usage) || isCobraUsageError(err) {
+	if errors.As(err, &usage) || isCobraUsageError(err) || isMissingFlag(err) {
 		return exitUsage
 	}
 	return exitError
+}
+
+// isMissingFlag recognises the engine's "--<flag>: is required" errors
+// (state.LoadJobs, the approval commands): a missing required flag is a
+// usage error wherever it is found.
+func isMissingFlag(err error) bool {
+	var se *state.Error
+	return errors.As(err, &se) && se.File == "" && strings.HasPrefix(se.Field, "--") && strings.HasPrefix(se.Msg, "is required")
+}
+
+// strictGroups makes every command group (a command with subcommands and
+// nothing to run of its own) answer an unknown subcommand as the root does:
+// `<group>: unknown command "<name>" for "<group>"`, exit 2. A bare group,
+// or one given -h/--help, prints its help to stdout and exits 0, as gh does.
+// Groups take no flags, so their flag parsing is turned off: an unknown
+// subcommand followed by its flags still reads as an unknown command.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroups(sub)
+	}
+	if !c.HasParent() || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.DisableFlagParsing = true
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+			cmd.SetOut(cmd.OutOrStdout())
+			return cmd.Help()
+		}
+		if strings.HasPrefix(args[0], "-") {
+			return &usageError{fmt.Errorf("unknown flag: %s", args[0])}
+		}
+		return &usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+	}
 }
 
 func newRootCmd(io *streams) *cobra.Command {
@@ -85,6 +142,9 @@ func newRootCmd(io *streams) *cobra.Command {
 		Short:         "A terminal cockpit for okstra multi-agent runs",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// One error line: no "Did you mean this?" block after an unknown
+		// command.
+		DisableSuggestions: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(

@@ -36,7 +36,16 @@ scripts); "cockpit open" is the same engine with the screen.`,
 			if err != nil {
 				return err
 			}
-			cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: args})
+			cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: args}
+			if len(args) > 0 {
+				shim, removeShim, err := okstraShim(self)
+				if err != nil {
+					return err
+				}
+				defer removeShim()
+				cfg.LeadPath = []string{shim}
+			}
+			cp, err := runtime.StartCockpit(cfg)
 			if err != nil {
 				return err
 			}

@@ -34,6 +34,9 @@ dispatch; on any other backend it prints them without recording.`,
 }
 
 func teamDispatchRun(io *streams, o *dispatchOptions) error {
+	if err := o.requireJobs(); err != nil {
+		return err
+	}
 	run, err := o.run.load()
 	if err != nil {
 		return err
