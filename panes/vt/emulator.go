@@ -142,7 +142,6 @@ type Emulator struct {
 
 	utf8buf  [4]byte
 	utf8n    int // bytes in utf8buf
-	utf8need int // total bytes the pending rune needs
 	lastCh   rune
 	lastX    int // cell of a last-column print without autowrap, else -1
 	lastY    int
@@ -214,8 +213,8 @@ func (e *Emulator) reset() {
 }
 
 // refreshFancy recomputes fancy; every path that changes charsets, GL, the
-// single shift, insert mode or joinNext ends by calling it (escDispatch,
-// SO/SI, IRM, DECRC/restore, DECSTR, RIS, printRune).
+// single shift, insert mode or joinNext ends by calling it (SCS, lockShift,
+// singleShift, IRM, restoreCursor, DECSTR, RIS, printRune).
 func (e *Emulator) refreshFancy() {
 	e.fancy = e.charsets[e.gl] != csASCII || e.single != 0 || e.insert || e.joinNext
 }
@@ -231,17 +230,6 @@ func (e *Emulator) softReset() {
 	e.saved[e.screenIndex()] = savedCursor{}
 	e.wrapPending = false
 	e.refreshFancy()
-}
-
-func (e *Emulator) resetTabs() {
-	if cap(e.tabs) >= e.cols {
-		e.tabs = e.tabs[:e.cols]
-	} else {
-		e.tabs = make([]bool, e.cols)
-	}
-	for i := range e.tabs {
-		e.tabs[i] = i%8 == 0 && i > 0
-	}
 }
 
 func (e *Emulator) screenIndex() int {
