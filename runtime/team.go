@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers"
 )
 
 // NoCockpitError explains how to get a cockpit for a command that needs one.
@@ -197,6 +199,10 @@ func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun boo
 // the closing wrappers write, cannot put another reason on a dispatch the
 // teardown ended. A wrapper that outlived its cockpit (it ignored the
 // hang-up) is sent SIGTERM, when its pid still runs a cockpit worker.
+// Teardown returns once every wrapper of the run it found running has
+// exited (they write their terminal sidecars and logs on the way out; a
+// caller that removes the run afterwards must not race them), waiting at
+// most teardownWait, then SIGKILL.
 func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult, error) {
 	ts, _, err := Settle(run)
 	if err != nil {
@@ -212,6 +218,9 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		panes, err := closeRecorded(ctx, run, ids, true, "")
 		return &ReclaimResult{Panes: panes}, err
 	}
+	// The wrappers still running, whoever started them: a dead cockpit's
+	// wrappers finish on their hang-up, writing into the run.
+	running := runningWrappers(run, ts)
 	var orphans []int
 	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, defaultTeamName(run), func(ts *state.TeamState) error {
 		orphans = orphans[:0]
@@ -237,9 +246,91 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 	for _, pid := range orphans {
 		if isWorkerProcess(pid) {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
+			if !slices.Contains(running, pid) {
+				running = append(running, pid)
+			}
 		}
 	}
+	waitWrappers(ctx, running, teardownWait)
 	return &ReclaimResult{Panes: panes}, nil
+}
+
+// teardownWait bounds how long teardown waits for the run's wrappers to
+// exit: a wrapper told to stop gives its CLI the kill grace (5s by
+// default), then writes its sidecar.
+var teardownWait = workers.DefaultKillGrace + 5*time.Second
+
+// runningWrappers are the pids of the run's dispatches (recorded, or named
+// by their sidecars) that still run the cockpit worker wrapper.
+func runningWrappers(run *state.Run, ts *state.TeamState) []int {
+	var out []int
+	add := func(pid int) {
+		if pid > 0 && !slices.Contains(out, pid) && ProcessAlive(pid) && isWorkerProcess(pid) {
+			out = append(out, pid)
+		}
+	}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		add(d.PID)
+		if d.StatusPath == "" {
+			continue
+		}
+		if sp, err := run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
+			if sc, _ := state.ReadSidecar(sp, d.StatusPath); sc != nil {
+				add(sc.PID)
+			}
+		}
+	}
+	return out
+}
+
+// waitWrappers waits, on their pidfds, until every pid exited or limit
+// passed; the ones still running then get SIGKILL (they ignored SIGHUP and
+// SIGTERM) and a last short wait.
+func waitWrappers(ctx context.Context, pids []int, limit time.Duration) {
+	if len(pids) == 0 {
+		return
+	}
+	w, err := NewWatcher()
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	for _, pid := range pids {
+		w.WatchPID(pid)
+	}
+	wait := func(limit time.Duration) []int {
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		for {
+			var left []int
+			for _, pid := range pids {
+				if w.Alive(pid) {
+					left = append(left, pid)
+				}
+			}
+			if len(left) == 0 {
+				return nil
+			}
+			select {
+			case <-w.Events():
+			case <-timer.C:
+				return left
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	left := wait(limit)
+	for _, pid := range left {
+		if isWorkerProcess(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if len(left) > 0 {
+		pids = left
+		wait(time.Second)
+	}
 }
 
 // isWorkerProcess reports whether pid runs the cockpit worker wrapper, so a
