@@ -127,16 +127,15 @@ func (w *Watcher) Watch(path string, kind EventKind) error {
 	w.files[abs] = kind
 	appeared, err := w.watchDirLocked(abs)
 	w.mu.Unlock()
-	if appeared {
-		w.add(FileEvent{Kind: kind, Path: abs})
-	}
+	w.report(appeared)
 	return err
 }
 
 // watchDirLocked makes sure file's directory is watched, or else its
 // nearest existing ancestor, with file pending on every missing level. It
-// reports whether it had to wait for a level and the file exists by now:
-// created in the window before the watch, the file got no event of its own.
+// returns the files that exist by now in a directory it had to wait for —
+// file and every other file pending on that directory: created in the
+// window before the watch, they got no event of their own.
 //
 // Adding a watch on an ancestor races with the creation of the level below
 // it (MkdirAll, or a writer that creates the directory and at once writes
@@ -145,7 +144,7 @@ func (w *Watcher) Watch(path string, kind EventKind) error {
 // walk starts again from the file's directory, until the level below the
 // watched one is seen missing while the watch above it is in place; from
 // then on its creation is an event.
-func (w *Watcher) watchDirLocked(file string) (appeared bool, err error) {
+func (w *Watcher) watchDirLocked(file string) (appeared []string, err error) {
 	target := filepath.Dir(file)
 	waited := false
 	for {
@@ -160,11 +159,11 @@ func (w *Watcher) watchDirLocked(file string) (appeared bool, err error) {
 				break
 			}
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) {
-				return false, err
+				return nil, err
 			}
 			parent := filepath.Dir(dir)
 			if parent == dir {
-				return false, err
+				return nil, err
 			}
 			w.addPendingLocked(dir, file)
 			waited = true
@@ -182,16 +181,31 @@ func (w *Watcher) watchDirLocked(file string) (appeared bool, err error) {
 			break
 		}
 	}
-	if !waited {
-		return false, nil
+	if !waited || !w.watching[target] {
+		return nil, nil
 	}
-	if w.watching[target] {
-		delete(w.pending, target)
-		if _, err := os.Stat(file); err == nil {
-			return true, nil
+	// Every file that waited for target is served now, not only this one.
+	files := append(w.pending[target], file)
+	delete(w.pending, target)
+	return existing(dedupe(files)), nil
+}
+
+// existing are those of files that exist.
+func existing(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			out = append(out, f)
 		}
 	}
-	return false, nil
+	return out
+}
+
+// report sends an event for each of files, of its watched kind.
+func (w *Watcher) report(files []string) {
+	for _, f := range files {
+		w.add(FileEvent{Kind: w.kindOf(f), Path: f})
+	}
 }
 
 // testHookMissing, when set (by tests), runs each time watchDirLocked
@@ -386,20 +400,16 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 			// below the new one may already exist (MkdirAll), and no event
 			// will come for them; and the file itself may have been
 			// written before the watch was in place.
-			if ok, err := w.watchDirLocked(file); err == nil && ok {
-				appeared = append(appeared, file)
-			} else if err == nil && w.watching[filepath.Dir(file)] {
-				if _, err := os.Stat(file); err == nil {
-					appeared = append(appeared, file)
-				}
+			got, err := w.watchDirLocked(file)
+			appeared = append(appeared, got...)
+			if err == nil && w.watching[filepath.Dir(file)] {
+				appeared = append(appeared, existing([]string{file})...)
 			}
 		}
 	}
 	kind, ok := w.files[name]
 	w.mu.Unlock()
-	for _, file := range appeared {
-		w.add(FileEvent{Kind: w.kindOf(file), Path: file})
-	}
+	w.report(dedupe(appeared))
 	if !ok || ev.Op == fsnotify.Chmod {
 		return
 	}
@@ -428,10 +438,10 @@ func (w *Watcher) dirGoneLocked(name string) []string {
 		if !strings.HasPrefix(file, prefix) {
 			continue
 		}
-		if _, err := w.watchDirLocked(file); err == nil && w.watching[filepath.Dir(file)] {
-			if _, err := os.Stat(file); err == nil {
-				appeared = append(appeared, file)
-			}
+		got, err := w.watchDirLocked(file)
+		appeared = append(appeared, got...)
+		if err == nil && w.watching[filepath.Dir(file)] {
+			appeared = append(appeared, existing([]string{file})...)
 		}
 	}
 	return appeared

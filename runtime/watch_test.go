@@ -412,3 +412,53 @@ func TestWatcherSeesADirectoryCreatedWhileTheWatchIsAdded(t *testing.T) {
 		}
 	}
 }
+
+// Two files wait for the same directory; it appears, with the first file
+// already in it, while the second file's watch is being added: the first
+// file must be reported too, not only the one whose walk found the
+// directory.
+func TestWatcherServesEveryFileWaitingForADirectory(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "worker-results")
+	result := filepath.Join(sub, "r.md")
+	sidecar := filepath.Join(sub, "r.md.status.json")
+	calls := 0
+	testHookMissing = func(missing string) {
+		if missing != sub {
+			return
+		}
+		if calls++; calls == 2 { // the second file's walk
+			os.Mkdir(sub, 0o755)
+			os.WriteFile(result, []byte("# result"), 0o644)
+		}
+	}
+	defer func() { testHookMissing = nil }()
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Watch(result, EvResult); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Watch(sidecar, EvSidecar); err != nil {
+		t.Fatal(err)
+	}
+	testHookMissing = nil
+	if calls != 2 {
+		t.Fatalf("the hook ran %d times; the test no longer drives the window", calls)
+	}
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case b := <-w.Events():
+			for _, ev := range b {
+				if ev.Kind == EvResult && ev.Path == result {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("a file written while another file's watch found its directory was never reported")
+		}
+	}
+}
