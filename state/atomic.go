@@ -112,50 +112,6 @@ func lockWithTimeout(mu *sync.Mutex) bool {
 	}
 }
 
-// updateJSON is the read-modify-write of a JSON run file under its lock: it
-// decodes the current file into v (or leaves v as the caller made it when the
-// file does not exist and create is set), lets fn change v, and writes the
-// result merged over the old bytes so unknown members survive in place.
-// Nothing is written when fn returns an error or changes nothing.
-func updateJSON(path, display string, create bool, v any, validate func() error, fn func() error) error {
-	return WithLock(path, func() error {
-		old, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if !create {
-				return &Error{File: display, Msg: "does not exist"}
-			}
-			old = nil
-		case err != nil:
-			return fmt.Errorf("read %s: %w", display, err)
-		default:
-			if err := decodeStrict(old, v, display); err != nil {
-				return err
-			}
-			if validate != nil {
-				if err := validate(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := fn(); err != nil {
-			return err
-		}
-		newer, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", display, err)
-		}
-		merged, err := mergeJSON(old, newer)
-		if err != nil {
-			return fmt.Errorf("merge %s: %w", display, err)
-		}
-		if bytes.Equal(merged, old) {
-			return nil
-		}
-		return WriteFileAtomic(path, merged, 0o644)
-	})
-}
-
 // decodeStrict decodes a JSON document into v and turns decoding errors into
 // one line naming the file and, where known, the field.
 func decodeStrict(data []byte, v any, display string) error {

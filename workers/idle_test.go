@@ -57,8 +57,7 @@ func TestIdleBudgetOverrides(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	root := t.TempDir()
 	user := writeProviders(t, filepath.Join(cfg, "cockpit", "providers.json"), `{"idleBudgets": {"implementer": 2400, "critic": 600, "executor": 2400}}`)
-	_ = user
-	c, err := LoadCatalog(root)
+	_, err := LoadCatalog(root)
 	if err == nil {
 		t.Fatal("implementer and its alias executor twice were accepted")
 	}
@@ -66,7 +65,7 @@ func TestIdleBudgetOverrides(t *testing.T) {
 		t.Fatalf("error %q\nwant  %q", err, want)
 	}
 	writeProviders(t, user, `{"idleBudgets": {"implementer": 2400, "critic": 600, "$comment": "seconds"}}`)
-	c, err = LoadCatalog(root)
+	c, err := LoadCatalog(root)
 	if err != nil {
 		t.Fatal(err)
 	}
