@@ -22,9 +22,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	helperBin = filepath.Join(dir, "helper")
+	// go test puts its own GOROOT/bin first in PATH.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		fmt.Fprintln(os.Stderr, "find the go command to build the helper:", err)
+		os.Exit(1)
 	}
 	build := exec.Command(goBin, "build", "-o", helperBin, "../testdata/panes/helper")
 	if out, err := build.CombinedOutput(); err != nil {
