@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,4 +100,66 @@ func TestWorkerDispatchExitsWithTheSignal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTeamAwaitExitsWithTheSignal: team await, interrupted while it waits
+// for hanging workers, exits 128+signal with one line.
+func TestTeamAwaitExitsWithTheSignal(t *testing.T) {
+	root := fixture.Copy(t)
+	for _, p := range []string{fixture.CodexPrompt, fixture.AntigravityPrompt, fixture.ClaudePrompt} {
+		fixture.SetBehaviour(t, root, p, "hang")
+	}
+	env := append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
+	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
+	bg.Dir, bg.Env = root, env
+	if err := bg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		bg.Process.Signal(syscall.SIGTERM)
+		bg.Wait()
+	})
+	waitFor(t, "the batch to be recorded", 20*time.Second, func() bool {
+		ts, err := state.ReadTeamState(filepath.Join(root, fixture.TeamState), "team-state")
+		return err == nil && len(ts.WorkerDispatches) == 3
+	})
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{
+		{syscall.SIGTERM, 143, "SIGTERM"},
+		{syscall.SIGINT, 130, "SIGINT"},
+	} {
+		cmd := exec.Command(cockpitBin, runArgs(root, "team", "await")...)
+		cmd.Dir, cmd.Env = root, env
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// It waits once it watches the run's files (an inotify descriptor),
+		// which it opens after its signal handling is in place.
+		waitFor(t, "team await to watch the run", 20*time.Second, func() bool { return hasInotify(cmd.Process.Pid) })
+		cmd.Process.Signal(c.sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != c.code {
+			t.Fatalf("team await ended with %v after %s, want exit %d; stderr %q", err, c.name, c.code, errb.String())
+		}
+		if want := "cockpit team await: interrupted by " + c.name + "\n"; errb.String() != want {
+			t.Fatalf("stderr %q, want %q", errb.String(), want)
+		}
+	}
+}
+
+// hasInotify reports whether process pid holds an inotify descriptor.
+func hasInotify(pid int) bool {
+	fds, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name())); err == nil && l == "anon_inode:inotify" {
+			return true
+		}
+	}
+	return false
 }
