@@ -13,7 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/panes/layout"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -32,8 +35,13 @@ type CockpitConfig struct {
 	Socket string
 	// NoServer skips the control socket (tests of the engine alone).
 	NoServer bool
-	// Cols, Rows size new panes until the screen resizes them.
+	// Cols, Rows size new panes when the screen's size is unknown (no
+	// terminal, and the screen has not told it): 100×30 by default.
 	Cols, Rows int
+	// ScreenCols, ScreenRows are the screen's size at start when the caller
+	// knows it. Otherwise the engine reads the size of its terminal
+	// (stdout, else stdin) until the screen tells it with SetScreen.
+	ScreenCols, ScreenRows int
 	// CloseGrace overrides the panes' close grace.
 	CloseGrace time.Duration
 }
@@ -53,14 +61,16 @@ type Cockpit struct {
 	opening sync.WaitGroup // panes being opened
 	seen    map[string]int // dispatches whose sidecar was read → the wrapper pid it named
 
-	mu      sync.Mutex
-	view    RunView
-	info    map[string]PaneInfo // open panes by id
-	gates   []*pendingGate
-	closed  bool
-	rebuild chan struct{}
-	done    chan struct{}
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	screen   ScreenSize // what the screen said (Cols 0: nothing yet)
+	inFlight int        // panes being opened, not in info yet
+	view     RunView
+	info     map[string]PaneInfo // open panes by id
+	gates    []*pendingGate
+	closed   bool
+	rebuild  chan struct{}
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
 
 type pendingGate struct {
@@ -79,7 +89,8 @@ func StartCockpit(cfg CockpitConfig) (*Cockpit, error) {
 	c := &Cockpit{
 		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
 		info: map[string]PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
-		seen: map[string]int{},
+		seen:   map[string]int{},
+		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
 	}
 	run := cfg.Run
 	// Dispatches whose panes died with an earlier cockpit settle now (their
@@ -123,13 +134,14 @@ func StartCockpit(cfg CockpitConfig) (*Cockpit, error) {
 	c.refresh(nil, true)
 	c.wg.Add(1)
 	go c.loop()
+	elsewhere := c.runningElsewhere(ts)
 	if len(cfg.Lead) > 0 {
-		if err := c.openLead(); err != nil {
+		if err := c.openLead(len(elsewhere)); err != nil {
 			c.Close()
 			return nil, err
 		}
 	}
-	c.followElsewhere(ts)
+	c.followElsewhere(elsewhere)
 	return c, nil
 }
 
@@ -186,7 +198,8 @@ func (c *Cockpit) View() RunView {
 	return c.view
 }
 
-func (c *Cockpit) openLead() error {
+// openLead opens the lead's pane; following panes open right after it.
+func (c *Cockpit) openLead(following int) error {
 	env := append(os.Environ(), c.cfg.LeadEnv...)
 	env = append(env,
 		"COCKPIT_SOCKET="+c.SocketPath(),
@@ -199,7 +212,7 @@ func (c *Cockpit) openLead() error {
 	for i := len(c.cfg.LeadPath) - 1; i >= 0; i-- {
 		env = prependPath(env, c.cfg.LeadPath[i])
 	}
-	_, err := c.open(panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}, PaneInfo{Title: "lead", Lead: true})
+	_, err := c.open(panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}, PaneInfo{Title: "lead", Lead: true}, following)
 	return err
 }
 
@@ -213,13 +226,20 @@ func prependPath(env []string, dir string) []string {
 	return append(env, "PATH="+dir)
 }
 
-// followElsewhere opens a read-only pane following the log of every
-// dispatch whose wrapper runs outside this cockpit (an earlier cockpit's
-// pane survived, or a cli-wrapper child), so the human sees them too.
-func (c *Cockpit) followElsewhere(ts *state.TeamState) {
+// elsewhereWorker is a dispatch whose wrapper runs outside this cockpit.
+type elsewhereWorker struct {
+	d   state.Dispatch
+	pid int
+	log string
+}
+
+// runningElsewhere lists the dispatches whose wrapper runs outside this
+// cockpit (an earlier cockpit's pane survived, or a cli-wrapper child).
+func (c *Cockpit) runningElsewhere(ts *state.TeamState) []elsewhereWorker {
 	if c.cfg.Self == "" {
-		return
+		return nil
 	}
+	var out []elsewhereWorker
 	for _, d := range ts.WorkerDispatches {
 		if d.Terminal() || d.LogPath == "" {
 			continue
@@ -237,13 +257,24 @@ func (c *Cockpit) followElsewhere(ts *state.TeamState) {
 		if err != nil {
 			continue
 		}
-		argv := []string{c.cfg.Self, "worker", "tail", "--pid", strconv.Itoa(pid), log}
-		_, _ = c.open(panes.Config{Argv: argv, Dir: c.run.Root.Dir()}, PaneInfo{Title: d.ExecutionLabel + " · running elsewhere", DispatchID: d.DispatchID})
+		out = append(out, elsewhereWorker{d, pid, log})
+	}
+	return out
+}
+
+// followElsewhere opens a read-only pane following the log of each worker
+// running elsewhere, so the human sees them too.
+func (c *Cockpit) followElsewhere(todo []elsewhereWorker) {
+	for i, f := range todo {
+		argv := []string{c.cfg.Self, "worker", "tail", "--pid", strconv.Itoa(f.pid), f.log}
+		_, _ = c.open(panes.Config{Argv: argv, Dir: c.run.Root.Dir()}, PaneInfo{Title: f.d.ExecutionLabel + " · running elsewhere", DispatchID: f.d.DispatchID}, len(todo)-1-i)
 	}
 }
 
-// open starts a pane and announces it.
-func (c *Cockpit) open(cfg panes.Config, info PaneInfo) (*panes.Pane, error) {
+// open starts a pane and announces it. following is how many more panes
+// the caller opens right after it: the pane starts at the size the screen
+// will give it once they are all open (see paneSizeLocked).
+func (c *Cockpit) open(cfg panes.Config, info PaneInfo, following int) (*panes.Pane, error) {
 	// Close waits for opens in flight, so no pane escapes its CloseAll.
 	c.mu.Lock()
 	if c.closed {
@@ -251,11 +282,17 @@ func (c *Cockpit) open(cfg panes.Config, info PaneInfo) (*panes.Pane, error) {
 		return nil, errors.New("the cockpit is closing")
 	}
 	c.opening.Add(1)
+	if cfg.Cols == 0 {
+		cfg.Cols, cfg.Rows = c.paneSizeLocked(info.Lead, following)
+	}
+	c.inFlight++
 	c.mu.Unlock()
 	defer c.opening.Done()
-	if cfg.Cols == 0 {
-		cfg.Cols, cfg.Rows = c.cfg.Cols, c.cfg.Rows
-	}
+	defer func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+	}()
 	if c.cfg.CloseGrace > 0 {
 		cfg.CloseGrace = c.cfg.CloseGrace
 	}
@@ -294,7 +331,7 @@ func (c *Cockpit) OpenPane(p OpenPaneParams) (OpenPaneResult, error) {
 	if len(p.Env) > 0 {
 		env = append(os.Environ(), p.Env...)
 	}
-	pane, err := c.open(panes.Config{Argv: p.Argv, Dir: dir, Env: env}, PaneInfo{Title: p.Title, DispatchID: p.DispatchID})
+	pane, err := c.open(panes.Config{Argv: p.Argv, Dir: dir, Env: env}, PaneInfo{Title: p.Title, DispatchID: p.DispatchID}, min(max(p.Following, 0), maxFollowing))
 	if err != nil {
 		return OpenPaneResult{}, err
 	}
@@ -701,4 +738,64 @@ func (c *Cockpit) Close() error {
 	c.watch.Close()
 	_, _, serr := Settle(c.run)
 	return errors.Join(err, serr)
+}
+
+// maxFollowing caps OpenPaneParams.Following: past it the screen shows
+// tabs anyway.
+const maxFollowing = 1024
+
+// ScreenSize is what the screen tells the engine about itself, so that new
+// panes start at the size it will give them.
+type ScreenSize struct {
+	Cols, Rows   int
+	HideTimeline bool // the timeline panel is hidden
+}
+
+// SetScreen tells the engine the screen's size (on start and on every
+// resize) and whether its timeline is shown. Panes opened from then on
+// start at the size the screen's layout gives them.
+func (c *Cockpit) SetScreen(s ScreenSize) {
+	c.mu.Lock()
+	c.screen = s
+	c.mu.Unlock()
+}
+
+// paneSizeLocked is the content size a new pane gets from the screen's
+// layout (panes/layout, as the screen computes it): the panes open now and
+// being opened, this one, and the following ones the caller opens right
+// after; the lead first, the others in the order they opened, the new one
+// after them. Without a known screen size it is the configured fallback.
+func (c *Cockpit) paneSizeLocked(lead bool, following int) (cols, rows int) {
+	scr := c.screen
+	if scr.Cols <= 0 || scr.Rows <= 0 {
+		scr.Cols, scr.Rows = terminalSize()
+	}
+	if scr.Cols > 0 && scr.Rows > 0 {
+		hasLead := lead
+		n := c.inFlight
+		for _, info := range c.info {
+			n++
+			hasLead = hasLead || info.Lead
+		}
+		idx := n
+		if lead {
+			idx = 0
+		}
+		in := layout.In{N: n + 1 + following, Lead: hasLead}
+		if w, h, ok := layout.PaneSize(scr.Cols, scr.Rows, !scr.HideTimeline, in, idx); ok {
+			return w, h
+		}
+	}
+	return c.cfg.Cols, c.cfg.Rows
+}
+
+// terminalSize is the size of the engine's terminal (stdout, else stdin),
+// which the screen runs on; 0, 0 without one.
+func terminalSize() (cols, rows int) {
+	for _, fd := range []int{1, 0} {
+		if ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ); err == nil && ws.Col > 0 && ws.Row > 0 {
+			return int(ws.Col), int(ws.Row)
+		}
+	}
+	return 0, 0
 }

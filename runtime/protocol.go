@@ -93,6 +93,10 @@ type OpenPaneParams struct {
 	Env        []string `json:"env,omitempty"`
 	Title      string   `json:"title"`
 	DispatchID string   `json:"dispatchId,omitempty"`
+	// Following is how many more panes the caller opens right after this
+	// one (the rest of a batch), so the pane starts at the size the screen
+	// gives it once the whole batch is open.
+	Following int `json:"following,omitempty"`
 }
 
 // OpenPaneResult names the new pane.

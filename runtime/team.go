@@ -68,6 +68,7 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 			Dir:        run.Root.Dir(),
 			Title:      r.Dispatch.ExecutionLabel,
 			DispatchID: r.Dispatch.DispatchID,
+			Following:  len(recs) - 1 - i,
 		}, &res)
 		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
 	}
