@@ -340,16 +340,3 @@ func (c *Catalog) IdleBudgetFile(role string) string {
 	}
 	return c.idle[IdleDefault].file
 }
-
-// ApplyIdleBudget gives job its idle limit: the job's own idleTimeoutSeconds
-// when it names one (IdleSource IdleFromJobsFile), else the budget of its
-// role (IdleBudget; IdleSource IdleFromCatalog or IdleFromProviders). A jobs
-// file's 0 is read as "not given", so it gets the budget too; a budget of 0
-// means no limit. ExecArgs then passes the limit to the wrapper.
-func (c *Catalog) ApplyIdleBudget(job *state.ResolvedJob) {
-	if job.IdleTimeoutSeconds > 0 {
-		job.IdleSource = IdleFromJobsFile
-		return
-	}
-	job.IdleTimeoutSeconds, job.IdleSource = c.IdleBudget(job.Role)
-}
