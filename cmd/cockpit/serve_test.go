@@ -401,7 +401,9 @@ func TestTeamJSONFields(t *testing.T) {
 			t.Errorf("%s: members %v, want %v", what, got, want)
 		}
 	}
-	dispatchKeys := []string{"attempt", "backend", "dispatchId", "dispatchKind", "dispatchedAt", "executionLabel", "invocationRef", "logPath", "metadataPath", "model", "paneId", "pid", "promptPath", "provider", "reason", "resultPath", "role", "roleExecutionRef", "status", "statusPath", "workerId"}
+	// idleTimeoutSeconds and idleTimeoutSource: the idle limit a dispatch
+	// runs under and where it came from (issue 9).
+	dispatchKeys := []string{"attempt", "backend", "dispatchId", "dispatchKind", "dispatchedAt", "executionLabel", "idleTimeoutSeconds", "idleTimeoutSource", "invocationRef", "logPath", "metadataPath", "model", "paneId", "pid", "promptPath", "provider", "reason", "resultPath", "role", "roleExecutionRef", "status", "statusPath", "workerId"}
 
 	d := run("team", "dispatch", "--jobs-file", fixture.JobsInitial)
 	expect("team dispatch", d, "dispatches", "progressLines")
