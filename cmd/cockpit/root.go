@@ -126,8 +126,7 @@ func strictGroups(c *cobra.Command) {
 	c.DisableFlagParsing = true
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-			cmd.SetOut(cmd.OutOrStdout())
-			return cmd.Help()
+			return cmd.Help() // to stdout
 		}
 		if strings.HasPrefix(args[0], "-") {
 			return &usageError{fmt.Errorf("unknown flag: %s", args[0])}
