@@ -1,11 +1,13 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -73,6 +75,7 @@ type Watcher struct {
 	watching map[string]bool      // directories with a watch
 	pids     map[int]bool         // pids being watched or seen exit
 	exited   map[int]bool         // pids seen exit
+	starts   map[int]uint64       // start time (/proc stat) of each watched pid
 	pidfds   map[*os.File]bool    // open pidfds, closed by Close
 	batch    []FileEvent
 	flushing bool
@@ -96,6 +99,7 @@ func NewWatcher() (*Watcher, error) {
 		watching: map[string]bool{},
 		pids:     map[int]bool{},
 		exited:   map[int]bool{},
+		starts:   map[int]uint64{},
 		pidfds:   map[*os.File]bool{},
 		done:     make(chan struct{}),
 		errs:     make(chan error, 1),
@@ -236,15 +240,53 @@ func childOn(dir, target string) string {
 // readable, or it was gone when WatchPID was called). It answers true for
 // a zombie its parent has not reaped yet, which kill(pid, 0) still finds;
 // every liveness decision that has a watcher asks it first (see Alive).
-// Once seen, a pid stays exited for the watcher's life: a watcher lives as
-// long as one wait, far shorter than the kernel takes to reuse a pid.
+// A pid stays exited until the kernel gives it to another process (the
+// cockpit's watcher lives for hours): a process under that pid with another
+// start time is not the one that exited, and the watcher forgets the exit.
 func (w *Watcher) Exited(pid int) bool {
 	if w == nil {
 		return false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.exited[pid]
+	return w.exited[pid] && !w.reusedLocked(pid)
+}
+
+// reusedLocked reports whether pid, seen exit, now names another process,
+// and then forgets the old one so the new one can be watched.
+func (w *Watcher) reusedLocked(pid int) bool {
+	was, ok := w.starts[pid]
+	if !ok {
+		return false
+	}
+	now, ok := procStart(pid)
+	if !ok || now == was {
+		return false // gone, or still the same (zombie) process
+	}
+	delete(w.exited, pid)
+	delete(w.pids, pid)
+	delete(w.starts, pid)
+	return true
+}
+
+// procStart is pid's start time, in clock ticks since boot (field 22 of
+// /proc/<pid>/stat), which tells two processes under one pid apart. A
+// zombie still has it.
+func procStart(pid int) (uint64, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(f[19], 10, 64)
+	return n, err == nil
 }
 
 // Alive reports whether pid names a live process: not seen exit by the
@@ -260,12 +302,16 @@ func (w *Watcher) WatchPID(pid int) {
 	if pid <= 0 {
 		return
 	}
+	start, known := procStart(pid)
 	w.mu.Lock()
-	if w.closed || w.pids[pid] {
+	if w.closed || (w.pids[pid] && !w.reusedLocked(pid)) {
 		w.mu.Unlock()
 		return
 	}
 	w.pids[pid] = true
+	if known {
+		w.starts[pid] = start
+	}
 	w.mu.Unlock()
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if errors.Is(err, unix.EINVAL) {
@@ -280,7 +326,7 @@ func (w *Watcher) WatchPID(pid int) {
 		// ESRCH: already gone. ENOSYS (old kernel): nothing to wait on;
 		// consumers still see the sidecar and their own timeouts.
 		if errors.Is(err, unix.ESRCH) {
-			w.pidExited(pid)
+			w.pidExited(pid, start, known)
 		}
 		return
 	}
@@ -317,14 +363,20 @@ func (w *Watcher) WatchPID(pid int) {
 			f.Close()
 		}
 		if exited || (err != nil && !errors.Is(err, os.ErrClosed) && pidfdGone(pid)) {
-			w.pidExited(pid)
+			w.pidExited(pid, start, known)
 		}
 	}()
 }
 
-// pidExited remembers that pid exited and reports it.
-func (w *Watcher) pidExited(pid int) {
+// pidExited remembers that pid, the process that started at start, exited
+// and reports it — unless the pid has been watched again since for another
+// process (reused).
+func (w *Watcher) pidExited(pid int, start uint64, known bool) {
 	w.mu.Lock()
+	if now, ok := w.starts[pid]; known && ok && now != start {
+		w.mu.Unlock()
+		return
+	}
 	w.exited[pid] = true
 	w.mu.Unlock()
 	w.add(FileEvent{Kind: EvProcessExit, PID: pid})

@@ -462,3 +462,32 @@ func TestWatcherServesEveryFileWaitingForADirectory(t *testing.T) {
 		}
 	}
 }
+
+// A pid the watcher saw exit that now names another process (the kernel
+// reused it; the cockpit's watcher lives for hours) is that other process:
+// alive, and watched anew.
+func TestWatcherForgetsAnExitWhenThePIDIsReused(t *testing.T) {
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pid, kill, _ := startZombie(t)
+	start, ok := procStart(pid)
+	if !ok {
+		t.Fatal("no start time for a running child")
+	}
+	// As if an earlier process under this pid had been watched and exited.
+	w.mu.Lock()
+	w.pids[pid], w.exited[pid], w.starts[pid] = true, true, start-1
+	w.mu.Unlock()
+	if w.Exited(pid) || !w.Alive(pid) {
+		t.Fatal("the new process under a reused pid is taken for the one that exited")
+	}
+	w.WatchPID(pid)
+	kill()
+	b := nextBatch(t, w, 5*time.Second)
+	if len(b) != 1 || b[0].PID != pid || !w.Exited(pid) {
+		t.Fatalf("the new process's exit: batch %+v, exited %v", b, w.Exited(pid))
+	}
+}
