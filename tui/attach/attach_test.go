@@ -1,0 +1,376 @@
+package attach
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/okstra/cockpit/panes/term"
+)
+
+// checkRestored asserts the terminal is as a shell expects it back.
+func checkRestored(t *testing.T, tt *terminal) {
+	t.Helper()
+	tt.wait(t, "the restore sequence", func() bool { return strings.HasSuffix(string(tt.raw), Restore) })
+	tt.mu.Lock()
+	m, cur := tt.emu.Modes(), tt.emu.Cursor()
+	raw := string(tt.raw)
+	tt.mu.Unlock()
+	if m.AltScreen || m.Mouse != term.MouseNone || m.MouseSGR || m.BracketedPaste || m.FocusEvents || m.SyncOutput {
+		t.Errorf("terminal modes after the session: %+v", m)
+	}
+	if !cur.Visible {
+		t.Error("cursor hidden after the session")
+	}
+	if !strings.HasSuffix(raw, Restore) {
+		t.Errorf("the terminal's last bytes are not the restore sequence: ...%q", raw[max(0, len(raw)-120):])
+	}
+}
+
+func TestAttachEndToEnd(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	tt, hostDone, clientDone, _ := pairUp(t, ctx, 80, 24)
+	before := tt.termios(t)
+
+	// The model's output reaches the terminal, with the client's size and
+	// environment (not the engine's).
+	tt.waitScreen(t, "size:80x24")
+	tt.waitScreen(t, "env:attach-test")
+	tt.mu.Lock()
+	m := tt.emu.Modes()
+	tt.mu.Unlock()
+	if !m.AltScreen || m.Mouse == term.MouseNone || !m.FocusEvents || !m.BracketedPaste {
+		t.Fatalf("the model's terminal modes did not reach the terminal: %+v", m)
+	}
+	raw := tt.termios(t)
+	if raw.Lflag&syscall.ICANON != 0 || raw.Lflag&syscall.ECHO != 0 {
+		t.Fatalf("terminal not in raw mode during the session: lflag %#x", raw.Lflag)
+	}
+
+	// Keys typed on the terminal reach the model.
+	tt.typeText(t, "héllo\r")
+	tt.waitScreen(t, "typed:[héllo⏎]")
+	if !strings.HasPrefix(tt.screen(), "typed:[héllo⏎]\nsize:80x24\nenv:attach-test\n") {
+		t.Fatalf("screen:\n%s", tt.screen())
+	}
+
+	// A resize of the terminal reaches the model as a WindowSizeMsg.
+	tt.resize(t, 100, 30)
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	tt.waitScreen(t, "size:100x30")
+
+	// Suspend is refused (it would stop the engine): the session goes on.
+	tt.typeText(t, "Z")
+	tt.typeText(t, "!")
+	tt.waitScreen(t, "typed:[héllo⏎!]")
+
+	// The model detaches: both sides see it.
+	tt.typeText(t, "D")
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	if c.err != nil || c.o != (Outcome{Reason: ReasonDetached, Message: "detached"}) {
+		t.Errorf("client: %+v %v", c.o, c.err)
+	}
+	if h.err != nil || h.o.Reason != ReasonDetached {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+	if after := tt.termios(t); after != before {
+		t.Errorf("termios changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	checkRestored(t, tt)
+}
+
+func TestEndWithReason(t *testing.T) {
+	noLeaks(t)
+	tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+	tt.waitScreen(t, "size:60x20")
+	tt.typeText(t, "E")
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	want := Outcome{Reason: ReasonRunEnded, Message: "the run ended"}
+	if c.o != want || c.err != nil || h.o != want || h.err != nil {
+		t.Errorf("client %+v %v, host %+v %v; want %+v", c.o, c.err, h.o, h.err, want)
+	}
+	checkRestored(t, tt)
+}
+
+func TestPlainQuitIsDetached(t *testing.T) {
+	noLeaks(t)
+	tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+	tt.waitScreen(t, "size:60x20")
+	tt.typeText(t, "Q")
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	if c.o.Reason != ReasonDetached || h.o.Reason != ReasonDetached || c.err != nil || h.err != nil {
+		t.Errorf("client %+v %v, host %+v %v", c.o, c.err, h.o, h.err)
+	}
+}
+
+// Closing one client's terminal ends its host's program, and a second
+// session served at the same time goes on untouched.
+func TestHangupEndsOnlyItsSession(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	t1, host1, client1, _ := pairUp(t, ctx, 80, 24)
+	t2, host2, client2, _ := pairUp(t, ctx, 70, 20)
+	t1.waitScreen(t, "size:80x24")
+	t2.waitScreen(t, "size:70x20")
+	t1.typeText(t, "one")
+	t2.typeText(t, "two")
+	t1.waitScreen(t, "typed:[one]")
+	t2.waitScreen(t, "typed:[two]")
+
+	t1.hangup()
+	c1 := waitResult(t, "client 1", client1)
+	h1 := waitResult(t, "host 1", host1)
+	if c1.o.Reason != ReasonDetached || h1.o.Reason != ReasonDetached || h1.err != nil {
+		t.Errorf("after the hang-up: client %+v %v, host %+v %v", c1.o, c1.err, h1.o, h1.err)
+	}
+
+	select {
+	case r := <-host2:
+		t.Fatalf("host 2 ended with host 1: %+v", r)
+	case r := <-client2:
+		t.Fatalf("client 2 ended with client 1: %+v", r)
+	default:
+	}
+	t2.typeText(t, "+more")
+	t2.waitScreen(t, "typed:[two+more]")
+	t2.typeText(t, "D")
+	if c := waitResult(t, "client 2", client2); c.o.Reason != ReasonDetached {
+		t.Errorf("client 2: %+v", c)
+	}
+	if h := waitResult(t, "host 2", host2); h.o.Reason != ReasonDetached || h.err != nil {
+		t.Errorf("host 2: %+v", h)
+	}
+}
+
+// A client that vanishes without a word (killed: its socket closed) ends the
+// host's program promptly.
+func TestVanishedClientEndsHostPromptly(t *testing.T) {
+	noLeaks(t)
+	hc, cc := socketPair(t)
+	done := make(chan hostResult, 1)
+	go func() {
+		o, err := Serve(context.Background(), hc, Params{Cols: 40, Rows: 10, Env: testEnv}, testModel{}, tea.WithFPS(30))
+		done <- hostResult{o, err}
+	}()
+	// Read until the first frame is drawn, as a client would.
+	dec := NewDecoder(bufio.NewReader(cc))
+	for {
+		f, err := dec.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == FrameOutput && strings.Contains(string(f.Payload), "size:") {
+			break
+		}
+	}
+	start := time.Now()
+	_ = cc.Close()
+	h := waitResult(t, "host", done)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("host took %s to notice the client was gone", took)
+	}
+	if h.o.Reason != ReasonDetached || h.err != nil {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+}
+
+// A panic in the model, in Update or in a command, ends its session as an
+// engine error and never reaches the caller.
+func TestModelPanicEndsOnlyTheSession(t *testing.T) {
+	for _, key := range []string{"P", "C", "B"} {
+		t.Run(key, func(t *testing.T) {
+			noLeaks(t)
+			tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+			before := tt.termios(t)
+			tt.waitScreen(t, "size:60x20")
+			tt.typeText(t, key)
+			c := waitResult(t, "client", clientDone)
+			h := waitResult(t, "host", hostDone)
+			if c.o.Reason != ReasonEngineError || c.err != nil {
+				t.Errorf("client: %+v %v", c.o, c.err)
+			}
+			if h.o.Reason != ReasonEngineError || !errors.Is(h.err, tea.ErrProgramPanic) {
+				t.Errorf("host: %+v %v", h.o, h.err)
+			}
+			if after := tt.termios(t); after != before {
+				t.Errorf("termios changed")
+			}
+			checkRestored(t, tt)
+		})
+	}
+}
+
+// The host vanishes mid-session without restoring anything: the client
+// still leaves the terminal usable and says the connection was lost.
+func TestHostVanishesClientRestores(t *testing.T) {
+	noLeaks(t)
+	tt, hostDone, clientDone, hc := pairUp(t, context.Background(), 80, 24)
+	before := tt.termios(t)
+	tt.waitScreen(t, "size:80x24")
+	tt.mu.Lock()
+	m := tt.emu.Modes()
+	cur := tt.emu.Cursor()
+	tt.mu.Unlock()
+	if !m.AltScreen || m.Mouse == term.MouseNone || cur.Visible {
+		t.Fatalf("the model's modes are not set before the host goes: %+v cursor %+v", m, cur)
+	}
+	_ = hc.Close() // the engine's end of the socket goes, mid-session
+	c := waitResult(t, "client", clientDone)
+	waitResult(t, "host", hostDone)
+	if c.o.Reason != ReasonLost || c.o.Reason.OK() {
+		t.Errorf("client: %+v %v", c.o, c.err)
+	}
+	if after := tt.termios(t); after != before {
+		t.Errorf("termios changed")
+	}
+	checkRestored(t, tt)
+}
+
+// SIGTERM to the client asks the host to detach; the host's exit frame
+// comes back.
+func TestClientSignalDetaches(t *testing.T) {
+	noLeaks(t)
+	tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+	tt.waitScreen(t, "size:60x20") // the client relays output: its signal handler is set
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	if c.o != (Outcome{Reason: ReasonDetached, Message: "detached"}) || h.o.Reason != ReasonDetached {
+		t.Errorf("client %+v %v, host %+v %v", c.o, c.err, h.o, h.err)
+	}
+	checkRestored(t, tt)
+}
+
+// The engine ends sessions by cancelling Serve's context, with an Outcome
+// as the cause, or through Session.End.
+func TestEngineEndsSessions(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	tt, hostDone, clientDone, _ := pairUp(t, ctx, 60, 20)
+	tt.waitScreen(t, "size:60x20")
+	cancel(Outcome{Reason: ReasonRunEnded, Message: "cockpit stop"})
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	want := Outcome{Reason: ReasonRunEnded, Message: "cockpit stop"}
+	if c.o != want || h.o != want || h.err != nil {
+		t.Errorf("client %+v, host %+v %v", c.o, h.o, h.err)
+	}
+	checkRestored(t, tt)
+
+	// Session.End from outside.
+	tt2 := newTerminal(t, 50, 12)
+	hc, cc := socketPair(t)
+	s := NewSession(hc, Params{Cols: 50, Rows: 12, Env: testEnv}, testModel{}, tea.WithFPS(30))
+	hostDone2 := make(chan hostResult, 1)
+	go func() { o, err := s.Run(context.Background()); hostDone2 <- hostResult{o, err} }()
+	clientDone2 := make(chan hostResult, 1)
+	go func() { o, err := Run(cc, tt2.pts, tt2.pts, ClientOptions{}); clientDone2 <- hostResult{o, err} }()
+	tt2.waitScreen(t, "size:50x12")
+	s.Send(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	tt2.waitScreen(t, "typed:[x]")
+	s.End(Outcome{Reason: ReasonKicked, Message: "another screen took this one's place"})
+	c = waitResult(t, "client", clientDone2)
+	h = waitResult(t, "host", hostDone2)
+	if c.o.Reason != ReasonKicked || h.o.Reason != ReasonKicked || c.o.Reason.OK() {
+		t.Errorf("client %+v, host %+v", c.o, h.o)
+	}
+	if st := s.Stats(); st.OutputFrames == 0 || st.OutputBytes == 0 || st.Resizes != 1 { // ClientOptions without a size: the size is sent once
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// A client breaking the protocol is kicked with an exit frame and the error
+// is returned.
+func TestBadFrameKicksClient(t *testing.T) {
+	noLeaks(t)
+	hc, cc := socketPair(t)
+	done := make(chan hostResult, 1)
+	go func() {
+		o, err := Serve(context.Background(), hc, Params{Cols: 40, Rows: 10, Env: testEnv}, testModel{})
+		done <- hostResult{o, err}
+	}()
+	if _, err := cc.Write(AppendFrame(nil, FrameOutput, []byte("not yours"))); err != nil {
+		t.Fatal(err)
+	}
+	dec := NewDecoder(bufio.NewReader(cc))
+	var exit *Outcome
+	for {
+		f, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == FrameExit {
+			o := f.Outcome()
+			exit = &o
+		}
+	}
+	h := waitResult(t, "host", done)
+	if exit == nil || exit.Reason != ReasonKicked {
+		t.Errorf("exit frame %+v", exit)
+	}
+	if !errors.Is(h.err, ErrBadFrame) || h.o.Reason != ReasonKicked {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+	_ = cc.Close()
+}
+
+func TestClientRefusesNonTerminal(t *testing.T) {
+	noLeaks(t)
+	hc, cc := socketPair(t)
+	defer hc.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := Run(cc, r, w, ClientOptions{}); !errors.Is(err, ErrNotTerminal) {
+		t.Fatalf("Run on a pipe: %v, want ErrNotTerminal", err)
+	}
+}
+
+func TestProfileFromEnv(t *testing.T) {
+	cases := []struct {
+		env  []string
+		want colorprofile.Profile
+	}{
+		{[]string{"TERM=xterm-256color", "COLORTERM=truecolor"}, colorprofile.TrueColor},
+		{[]string{"TERM=xterm-256color"}, colorprofile.ANSI256},
+		{[]string{"TERM=xterm-256color", "NO_COLOR=1"}, colorprofile.ASCII},
+		{[]string{"TERM=dumb"}, colorprofile.NoTTY},
+		{nil, colorprofile.NoTTY},
+	}
+	for _, c := range cases {
+		if got := ProfileFromEnv(c.env); got != c.want {
+			t.Errorf("%v: %v, want %v", c.env, got, c.want)
+		}
+	}
+}
+
+func TestClientEnvKeepsTerminalVariables(t *testing.T) {
+	got := ClientEnv([]string{"TERM=xterm", "HOME=/root", "COLORTERM=truecolor", "PATH=/bin", "LANG=C.UTF-8", "SECRET_TOKEN=x", "NO_COLOR="})
+	want := []string{"TERM=xterm", "COLORTERM=truecolor", "LANG=C.UTF-8", "NO_COLOR="}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ClientEnv = %v, want %v", got, want)
+	}
+}
