@@ -2,10 +2,10 @@ package vt
 
 // csiDispatch runs the CSI sequence whose parameters the parser holds (e.p)
 // and whose final byte is final. It only decodes: each sequence is one named
-// operation in the file of its family (csi_cursor.go, csi_screen.go,
-// scroll.go, tabs.go, csi_mode.go, csi_sgr.go, csi_report.go), called with
-// its parameters already defaulted. Constant byte cases: the compiler makes
-// jump tables of these switches.
+// operation in the file of its family (seq_csi_cursor.go, seq_csi_edit.go,
+// seq_scroll.go, seq_tabs.go, seq_csi_mode.go, seq_csi_sgr.go,
+// seq_csi_report.go), called with its parameters already defaulted.
+// Constant byte cases: the compiler makes jump tables of these switches.
 func (e *Emulator) csiDispatch(final byte) {
 	p := &e.p
 	if p.ninter == 1 {

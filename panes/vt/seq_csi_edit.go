@@ -40,17 +40,20 @@ func (e *Emulator) eraseDisplay(mode int) {
 	}
 }
 
-// eraseLine is EL.
+// eraseLine is EL: 0 from the cursor, 1 up to the cursor, 2 all.
 func (e *Emulator) eraseLine(mode int) {
 	e.wrapPending = false
+	a, b := 0, e.cols
 	switch mode {
-	case 0: // from the cursor
-		e.eraseCells(e.y, e.x, e.cols)
-	case 1: // up to the cursor
-		e.eraseCells(e.y, 0, e.x+1)
-	case 2: // all
-		e.eraseCells(e.y, 0, e.cols)
+	case 0:
+		a = e.x
+	case 1:
+		b = e.x + 1
+	case 2:
+	default:
+		return
 	}
+	e.eraseCells(e.y, a, b)
 }
 
 // eraseChars is ECH: n cells from the cursor, the cursor staying.
