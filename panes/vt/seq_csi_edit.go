@@ -1,7 +1,8 @@
 package vt
 
 // Erasing, inserting and deleting: ED, EL, ECH, ICH, DCH, IL, DL and REP.
-// Erased cells take the pen's background; each ends a pending wrap.
+// Cells that come in blank take the pen's background. All but REP end a
+// pending wrap (IL and DL only inside the scroll region, where they act).
 
 // eraseDisplay is ED.
 func (e *Emulator) eraseDisplay(mode int) {

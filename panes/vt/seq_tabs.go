@@ -1,7 +1,7 @@
 package vt
 
 // Tab stops: HT, CHT, CBT, HTS and TBC. Stops are every 8 columns after a
-// reset or a width change.
+// reset; a wider screen gets them in its new columns (resize.go).
 
 // tab moves to the n-th next tab stop, stopping at the last column (HT,
 // CHT). A pending wrap stays.
