@@ -56,12 +56,11 @@ func socketPair(t testing.TB) (host, client *net.UnixConn) {
 type terminal struct {
 	ptm, pts *os.File
 
-	mu    sync.Mutex
-	cond  *sync.Cond
-	emu   *vt.Emulator
-	raw   []byte
-	done  chan struct{}
-	wakes chan struct{}
+	mu   sync.Mutex
+	cond *sync.Cond
+	emu  *vt.Emulator
+	raw  []byte
+	done chan struct{}
 }
 
 func newTerminal(t testing.TB, cols, rows int) *terminal {
@@ -88,7 +87,6 @@ func newTerminal(t testing.TB, cols, rows int) *terminal {
 	tt := &terminal{ptm: ptm, pts: pts, emu: vt.New(cols, rows), done: make(chan struct{})}
 	tt.cond = sync.NewCond(&tt.mu)
 	go func() {
-		defer close(tt.done)
 		buf := make([]byte, 64<<10)
 		for {
 			n, err := ptm.Read(buf)
@@ -96,6 +94,9 @@ func newTerminal(t testing.TB, cols, rows int) *terminal {
 			if n > 0 {
 				_, _ = tt.emu.Write(buf[:n])
 				tt.raw = append(tt.raw, buf[:n]...)
+			}
+			if err != nil {
+				close(tt.done) // under the lock: waiters see it when woken
 			}
 			tt.cond.Broadcast()
 			tt.mu.Unlock()
