@@ -122,7 +122,19 @@ func TestBadInputs(t *testing.T) {
 			t.Fatalf("approval-decision open: %s", r.stderr)
 		}
 	}
+	// The seed's own open line: no options yet, so the row is incomplete.
+	openBareRow := func(t *testing.T, root string) {
+		r := cockpit(t, root, nil, "approval-decision", "open", "--project-root", root, "--ledger", ledger,
+			"--task-key", "dev-10860", "--task-type", "feature-analysis", "--run-seq", "002", "--clarification-id", "C-008",
+			"--ticket-id", "DEV-1", "--statement", "Which order?", "--expected-form", "one of the options",
+			"--classification", "user-decision", "--origin", "worker-finding", "--user-confirmation", "yes",
+			"--unblock-condition", "an answer", "--recommended-disposition", "select")
+		if r.code != 0 {
+			t.Fatalf("approval-decision open: %s", r.stderr)
+		}
+	}
 	cases = append(cases,
+		tc{name: "gate ask on an incomplete row", setup: openBareRow, args: run("gate", "ask", "--ledger", ledger, "--clarification-id", "C-008"), want: "C-008 is incomplete (has 0 option(s); a row needs at least 2: one recommended, the others alternative): there is nothing the user can choose yet"},
 		tc{name: "gate ask without a cockpit", setup: openRow, args: run("gate", "ask", "--ledger", ledger, "--clarification-id", "C-007"), want: "no cockpit is serving this run"},
 		tc{name: "gate ask on a missing row", setup: openRow, args: run("gate", "ask", "--ledger", ledger, "--clarification-id", "C-099"), want: "C-099 is not a row of the ledger"},
 		tc{name: "gate ask without a ledger", args: run("gate", "ask", "--clarification-id", "C-001"), want: "approval-decisions-feature-analysis-002.json: does not exist; open a row first"},

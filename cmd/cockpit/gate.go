@@ -97,12 +97,9 @@ func gateAskRun(io *streams, o *gateOptions) error {
 	if err != nil {
 		return err
 	}
-	row := l.Row(o.id)
-	if row == nil {
-		return &state.Error{File: ledger, Field: "--clarification-id", Msg: fmt.Sprintf("%s is not a row of the ledger; open it first with `cockpit approval-decision open`", o.id)}
-	}
-	if row.Status != "open" {
-		return &state.Error{File: ledger, Field: "--clarification-id", Msg: fmt.Sprintf("%s is %s, not open: there is nothing to ask", o.id, row.Status)}
+	row, err := approval.RowForGate(l, ledger, o.id)
+	if err != nil {
+		return err
 	}
 	report, err := gateReport(run, o.report)
 	if err != nil {
