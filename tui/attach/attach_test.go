@@ -40,7 +40,7 @@ func TestAttachEndToEnd(t *testing.T) {
 	noLeaks(t)
 	ctx := context.Background()
 	tt, hostDone, clientDone, _ := pairUp(t, ctx, 80, 24)
-	before := tt.termios(t)
+	before := tt.before
 
 	// The model's output reaches the terminal, with the client's size and
 	// environment (not the engine's).
@@ -196,7 +196,7 @@ func TestModelPanicEndsOnlyTheSession(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			noLeaks(t)
 			tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
-			before := tt.termios(t)
+			before := tt.before
 			tt.waitScreen(t, "size:60x20")
 			tt.typeText(t, key)
 			c := waitResult(t, "client", clientDone)
@@ -220,7 +220,7 @@ func TestModelPanicEndsOnlyTheSession(t *testing.T) {
 func TestHostVanishesClientRestores(t *testing.T) {
 	noLeaks(t)
 	tt, hostDone, clientDone, hc := pairUp(t, context.Background(), 80, 24)
-	before := tt.termios(t)
+	before := tt.before
 	tt.waitScreen(t, "size:80x24")
 	tt.mu.Lock()
 	m := tt.emu.Modes()

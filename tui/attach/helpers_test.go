@@ -55,6 +55,7 @@ func socketPair(t testing.TB) (host, client *net.UnixConn) {
 // emulator: what a user's terminal would show.
 type terminal struct {
 	ptm, pts *os.File
+	before   unix.Termios // the termios pairUp found
 
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -267,6 +268,7 @@ var testEnv = []string{"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF
 func pairUp(t *testing.T, ctx context.Context, cols, rows int) (tt *terminal, hostDone, clientDone chan hostResult, hostConn *net.UnixConn) {
 	t.Helper()
 	tt = newTerminal(t, cols, rows)
+	tt.before = tt.termios(t) // before the client makes it raw
 	hc, cc := socketPair(t)
 	hostDone = make(chan hostResult, 1)
 	clientDone = make(chan hostResult, 1)
