@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,12 +186,17 @@ func (w *Watcher) watchDirLocked(file string) (appeared []string, err error) {
 			break
 		}
 	}
-	if !waited || !w.watching[target] {
+	if !w.watching[target] {
 		return nil, nil
 	}
-	// Every file that waited for target is served now, not only this one.
-	files := append(w.pending[target], file)
+	// Every file that waited for target is served now, not only this one
+	// (and this one only if it waited: a file whose directory was there has
+	// no news to report).
+	files := slices.Clone(w.pending[target])
 	delete(w.pending, target)
+	if waited {
+		files = append(files, file)
+	}
 	return existing(dedupe(files)), nil
 }
 
