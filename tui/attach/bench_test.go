@@ -171,8 +171,8 @@ func BenchmarkKeystrokeEcho(b *testing.B) {
 	}
 }
 
-// busyModel redraws its whole screen on every message: a stand-in for many
-// busy panes.
+// busyModel changes every cell of its screen on every message: a stand-in
+// for many busy panes.
 type busyModel struct {
 	n    int
 	w, h int
@@ -193,8 +193,11 @@ func (m busyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m busyModel) View() tea.View {
 	b := make([]byte, 0, (m.w+1)*m.h)
 	for y := 0; y < m.h; y++ {
+		// Every row new on every change: nothing for the renderer to
+		// scroll or reuse.
+		rng := rand.New(rand.NewPCG(uint64(m.n), uint64(y)))
 		for x := 0; x < m.w; x++ {
-			b = append(b, byte('a'+(x+y+m.n)%26))
+			b = append(b, byte('a'+rng.IntN(26)))
 		}
 		if y < m.h-1 {
 			b = append(b, '\n')
