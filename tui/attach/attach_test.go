@@ -76,8 +76,10 @@ func TestAttachEndToEnd(t *testing.T) {
 	tt.typeText(t, "!")
 	tt.waitScreen(t, "typed:[héllo⏎!]")
 
-	// The model detaches: both sides see it.
-	tt.typeText(t, "D")
+	// The model detaches: both sides see it. The keys typed after the
+	// detach key, in the same read, arrive as the program quits: they are
+	// dropped, and nothing is left blocked on them (the leak check).
+	tt.typeText(t, "Dxyz")
 	c := waitResult(t, "client", clientDone)
 	h := waitResult(t, "host", hostDone)
 	if c.err != nil || c.o != (Outcome{Reason: ReasonDetached, Message: "detached"}) {
@@ -372,5 +374,99 @@ func TestClientEnvKeepsTerminalVariables(t *testing.T) {
 	want := []string{"TERM=xterm", "COLORTERM=truecolor", "LANG=C.UTF-8", "NO_COLOR="}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("ClientEnv = %v, want %v", got, want)
+	}
+}
+
+// readUntil reads frames until an output frame contains want; it fails on
+// an exit frame or the end of the connection.
+func readUntil(t *testing.T, dec *Decoder, want string) {
+	t.Helper()
+	var seen strings.Builder
+	for {
+		f, err := dec.Next()
+		if err != nil {
+			t.Fatalf("waiting for %q: %v; output so far %q", want, err, seen.String())
+		}
+		switch f.Type {
+		case FrameOutput:
+			seen.Write(f.Payload)
+			if strings.Contains(seen.String(), want) {
+				return
+			}
+		case FrameExit:
+			t.Fatalf("waiting for %q: exit %+v", want, f.Outcome())
+		}
+	}
+}
+
+// Sizes a renderer cannot hold are cut (the first) or ignored (resizes, as
+// bubbletea ignores them); the engine never allocates a screen for them.
+func TestHugeSizesAreBounded(t *testing.T) {
+	noLeaks(t)
+	hc, cc := socketPair(t)
+	done := make(chan hostResult, 1)
+	go func() {
+		o, err := Serve(context.Background(), hc, Params{Cols: 100000, Rows: 100000, Env: testEnv}, testModel{})
+		done <- hostResult{o, err}
+	}()
+	dec := NewDecoder(bufio.NewReader(cc))
+	readUntil(t, dec, "size:4096x256")
+	var b []byte
+	b = AppendResize(b, 65535, 65535)
+	b = AppendResize(b, 50, 10)
+	if _, err := cc.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, dec, "size:50x10")
+	if _, err := cc.Write(AppendFrame(nil, FrameDetach, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := dec.Next()
+		if err != nil {
+			t.Fatalf("no exit frame: %v", err)
+		}
+		if f.Type == FrameExit {
+			if o := f.Outcome(); o.Reason != ReasonDetached {
+				t.Errorf("exit %+v", o)
+			}
+			break
+		}
+	}
+	if h := waitResult(t, "host", done); h.o.Reason != ReasonDetached || h.err != nil {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+	_ = cc.Close()
+}
+
+// A client that stops reading (suspended, frozen) is dropped once one write
+// to it has blocked for the write timeout; the engine does not wait on it.
+func TestStalledClientIsKicked(t *testing.T) {
+	noLeaks(t)
+	old := writeTimeout
+	writeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { writeTimeout = old })
+	hc, cc := socketPair(t)
+	defer cc.Close()
+	if err := hc.SetWriteBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(hc, Params{Cols: 160, Rows: 48, Env: testEnv}, busyModel{}, tea.WithFPS(60))
+	done := make(chan hostResult, 1)
+	go func() { o, err := s.Run(context.Background()); done <- hostResult{o, err} }()
+	// The client reads nothing; the model keeps changing every cell.
+	for i := 1; ; i++ {
+		select {
+		case h := <-done:
+			if h.o.Reason != ReasonKicked || h.err != nil {
+				t.Errorf("host: %+v %v", h.o, h.err)
+			}
+			return
+		default:
+		}
+		if i > 1e7 {
+			t.Fatal("the host never gave up on a client that does not read")
+		}
+		s.Send(i)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // control socket's attach request (docs/PROTOCOL.md, "Attached screens").
 type Params struct {
 	// Cols and Rows are the terminal's size when the client attached
-	// (80x24 when not positive).
+	// (80x24 when not positive; cut to MaxCols, MaxRows and MaxCells).
 	Cols int `json:"cols"`
 	Rows int `json:"rows"`
 	// Env is the client's terminal environment (TERM, COLORTERM, LANG,
@@ -44,7 +44,33 @@ const (
 	QuitGrace = 2 * time.Second
 	// exitTimeout bounds the write of the exit frame.
 	exitTimeout = time.Second
+
+	// MaxCols, MaxRows and MaxCells bound a screen's size, as bubbletea
+	// bounds the sizes it believes (larger resizes are ignored): the
+	// renderer keeps a cell buffer of the whole screen.
+	MaxCols  = 4096
+	MaxRows  = 4096
+	MaxCells = 1 << 20
 )
+
+// writeTimeout is WriteTimeout; tests shorten it.
+var writeTimeout = WriteTimeout
+
+// clampSize makes a size one the renderer can hold: 80x24 for a size not
+// given, at most MaxCols x MaxRows and MaxCells cells (rows give way).
+func clampSize(cols, rows int) (int, int) {
+	if cols <= 0 {
+		cols = 80
+	}
+	if rows <= 0 {
+		rows = 24
+	}
+	cols, rows = min(cols, MaxCols), min(rows, MaxRows)
+	if cols*rows > MaxCells {
+		rows = MaxCells / cols
+	}
+	return cols, rows
+}
 
 // Stats count what a session moved. Output frames are what the program's
 // renderer wrote, one frame per write (a render flush is one write).
@@ -95,17 +121,12 @@ func Serve(ctx context.Context, conn io.ReadWriteCloser, p Params, model tea.Mod
 // tea.WithoutCatchPanics (a panic in a command would then take the engine
 // down). tui.ProgramOptions() (the renderer's frame rate) belongs here.
 func NewSession(conn io.ReadWriteCloser, p Params, model tea.Model, opts ...tea.ProgramOption) *Session {
-	if p.Cols <= 0 {
-		p.Cols = 80
-	}
-	if p.Rows <= 0 {
-		p.Rows = 24
-	}
+	p.Cols, p.Rows = clampSize(p.Cols, p.Rows)
 	env := append([]string{}, p.Env...) // never nil: nil means the engine's own
 	s := &Session{conn: conn, params: p, dummy: newBlockReader()}
 	s.pctx, s.cancel = context.WithCancelCause(context.Background())
 	s.in, s.inW = io.Pipe()
-	s.out = &frameWriter{conn: conn, timeout: WriteTimeout, onStall: s.stalled}
+	s.out = &frameWriter{conn: conn, timeout: writeTimeout, onStall: s.stalled}
 	all := append([]tea.ProgramOption{}, opts...)
 	all = append(all,
 		// The program's own reader only blocks: the keys are decoded by the
