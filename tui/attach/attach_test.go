@@ -470,3 +470,53 @@ func TestStalledClientIsKicked(t *testing.T) {
 		s.Send(i)
 	}
 }
+
+// After a JSON handshake read with a bufio.Reader, the bytes it buffered
+// past the reply are the first frames: Buffered hands them to the client.
+func TestHandshakeBufferedBytesAreFrames(t *testing.T) {
+	noLeaks(t)
+	tt := newTerminal(t, 60, 20)
+	before := tt.termios(t)
+	hc, cc := socketPair(t)
+	hostDone := make(chan hostResult, 1)
+	go func() {
+		hbr := bufio.NewReader(hc)
+		if _, err := hbr.ReadString('\n'); err != nil {
+			hostDone <- hostResult{err: err}
+			return
+		}
+		// The reply and a first frame in one write: the client's line reader
+		// gets both in one read.
+		first := append([]byte("{\"id\":2,\"result\":{}}\n"), AppendFrame(nil, FrameOutput, []byte("\x1b[2J\x1b[Hfrom the handshake"))...)
+		if _, err := hc.Write(first); err != nil {
+			hostDone <- hostResult{err: err}
+			return
+		}
+		o, err := Serve(context.Background(), Buffered(hc, hbr), Params{Cols: 60, Rows: 20, Env: testEnv}, testModel{})
+		hostDone <- hostResult{o, err}
+	}()
+	if _, err := cc.Write([]byte("{\"id\":2,\"method\":\"attach\",\"params\":{}}\n")); err != nil {
+		t.Fatal(err)
+	}
+	cbr := bufio.NewReader(cc)
+	if _, err := cbr.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	clientDone := make(chan hostResult, 1)
+	go func() {
+		o, err := Run(Buffered(cc, cbr), tt.pts, tt.pts, ClientOptions{Cols: 60, Rows: 20})
+		clientDone <- hostResult{o, err}
+	}()
+	tt.wait(t, "the handshake's frame", func() bool { return strings.Contains(string(tt.raw), "from the handshake") })
+	tt.waitScreen(t, "size:60x20")
+	tt.typeText(t, "D")
+	if c := waitResult(t, "client", clientDone); c.o.Reason != ReasonDetached || c.err != nil {
+		t.Errorf("client: %+v %v", c.o, c.err)
+	}
+	if h := waitResult(t, "host", hostDone); h.o.Reason != ReasonDetached || h.err != nil {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+	if after := tt.termios(t); after != before {
+		t.Error("termios changed")
+	}
+}

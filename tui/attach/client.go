@@ -47,7 +47,7 @@ var clientEnvNames = map[string]bool{
 	"TERM": true, "COLORTERM": true, "TERM_PROGRAM": true, "TERM_PROGRAM_VERSION": true,
 	"LANG": true, "LC_ALL": true, "LC_CTYPE": true,
 	"NO_COLOR": true, "CLICOLOR": true, "CLICOLOR_FORCE": true,
-	"TMUX": true, "STY": true, "SSH_TTY": true, "SSH_CONNECTION": true, "WT_SESSION": true,
+	"TMUX": true, "STY": true, "SSH_TTY": true, "WT_SESSION": true,
 	"KITTY_WINDOW_ID": true, "WEZTERM_PANE": true, "VTE_VERSION": true,
 	"GOOGLE_CLOUD_SHELL": true, "COLORFGBG": true,
 }
