@@ -1,10 +1,30 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/okstra/cockpit/state/internal/rawjson"
 )
+
+// mergeJSON lays newer over older as a rewrite does: older compacted,
+// rawjson.Merge, the result indented.
+func mergeJSON(older, newer []byte) ([]byte, error) {
+	var compact, merged, out bytes.Buffer
+	if err := json.Compact(&compact, older); err != nil {
+		return nil, err
+	}
+	if err := rawjson.Merge(&merged, compact.Bytes(), newer); err != nil {
+		return nil, err
+	}
+	if err := json.Indent(&out, merged.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
 
 func TestMergeKeepsUnknownMembersInPlace(t *testing.T) {
 	older := `{"teamName":"t","x-owner":{"by":"okstra","n":1},"workerDispatches":[{"dispatchId":"d1","x-audit":"keep","status":"in-progress"}],"tail":true}`

@@ -18,7 +18,7 @@ const (
 )
 
 // TeamState is the run's team record. Members the cockpit does not name here
-// survive every rewrite in place (see mergeJSON).
+// survive every rewrite in place (see teamstate_codec.go and package rawjson).
 type TeamState struct {
 	TeamName         string      `json:"teamName"`
 	TeamCreate       *TeamCreate `json:"teamCreate,omitempty"`

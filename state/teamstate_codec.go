@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
-	"strconv"
-	"strings"
-	"sync"
 	"unsafe"
+
+	"github.com/okstra/cockpit/state/internal/rawjson"
 )
 
 // Team-state is the one run file rewritten on every dispatch and settle, by
 // many writers, and it grows with every attempt. Its codec keeps the cost of
 // an update proportional to what the update changed, not to the file:
 //
-//   - workerDispatches is decoded without reflection;
+//   - workerDispatches is decoded without reflection (teamstate_dispatch.go);
 //   - runs of dispatches the update did not touch are found with one memory
 //     comparison per run and copied to the new file as one slice of the old
 //     bytes (which also keeps foreign members and formatting exactly);
@@ -23,6 +21,8 @@ import (
 //     next writer (tsCache), so a busy cockpit does not decode its own writes.
 //
 // Only the read, the write and a few memory-speed passes scale with size.
+// It decodes as encoding/json decodes a TeamState (FuzzTeamStateCodec holds
+// it to that), and keeps members it does not know as rawjson does.
 
 // span is a half-open byte range of a document.
 type span struct{ start, end int }
@@ -34,12 +34,41 @@ type teamStateDoc struct {
 	data     []byte
 	members  []memberSpan
 	disp     []span     // each workerDispatches element in data
-	dispOrig []Dispatch // each element as decoded
+	dispOrig []Dispatch // each element as decoded; nil: reuse no element as it is
 	ids      map[string]struct{}
 }
 
 type memberSpan struct {
 	key, val span
+	name     string // the TeamState member it is ("" for a foreign member)
+}
+
+// The TeamState members, as their tags name them.
+const (
+	tsTeamName         = "teamName"
+	tsTeamCreate       = "teamCreate"
+	tsWorkers          = "workers"
+	tsWorkerDispatches = "workerDispatches"
+)
+
+var teamStateNames = []string{tsTeamName, tsTeamCreate, tsWorkers, tsWorkerDispatches}
+
+var teamStateFields = rawjson.NewFields(teamStateNames...)
+
+// teamStateMember returns the TeamState member key names, or "".
+func teamStateMember(key []byte) string {
+	switch string(key) {
+	case `"teamName"`:
+		return tsTeamName
+	case `"teamCreate"`:
+		return tsTeamCreate
+	case `"workers"`:
+		return tsWorkers
+	case `"workerDispatches"`:
+		return tsWorkerDispatches
+	}
+	name, _ := teamStateFields.Match(key)
+	return name
 }
 
 func decodeTeamState(data []byte, display string) (*TeamState, *teamStateDoc, error) {
@@ -50,67 +79,88 @@ func decodeTeamState(data []byte, display string) (*TeamState, *teamStateDoc, er
 		var v any
 		return nil, nil, jsonError(display, data, json.Unmarshal(data, &v))
 	}
-	start := skipWS(data, 0)
+	start := rawjson.SkipSpace(data, 0)
 	if data[start] != '{' {
 		return nil, nil, &Error{File: display, Msg: "is not a JSON object"}
 	}
-	end, err := valueEnd(data, start)
+	end, err := rawjson.End(data, start)
 	if err != nil {
 		return nil, nil, &Error{File: display, Msg: err.Error(), Err: err}
 	}
-	members, err := splitObject(data[start:end])
+	members, err := rawjson.SplitObject(data[start:end])
 	if err != nil {
 		return nil, nil, &Error{File: display, Msg: err.Error(), Err: err}
 	}
 	ts := &TeamState{}
-	doc := &teamStateDoc{data: data}
+	doc := &teamStateDoc{data: data, members: make([]memberSpan, 0, len(members))}
+	seen := map[string]bool{}
+	repeated := false
 	for _, m := range members {
-		ms := memberSpan{key: spanIn(data, m.key), val: spanIn(data, m.val)}
-		doc.members = append(doc.members, ms)
+		name := teamStateMember(m.Key)
+		doc.members = append(doc.members, memberSpan{key: spanIn(data, m.Key), val: spanIn(data, m.Val), name: name})
+		repeated = repeated || seen[name]
+		seen[name] = name != ""
 		var err error
-		switch string(m.key) {
-		case `"teamName"`:
-			err = json.Unmarshal(m.val, &ts.TeamName)
-		case `"teamCreate"`:
-			err = json.Unmarshal(m.val, &ts.TeamCreate)
-		case `"workers"`:
-			err = json.Unmarshal(m.val, &ts.Workers)
-		case `"workerDispatches"`:
-			if m.val[0] == 'n' {
-				continue
+		switch name {
+		case tsTeamName:
+			err = json.Unmarshal(m.Val, &ts.TeamName)
+		case tsTeamCreate:
+			err = json.Unmarshal(m.Val, &ts.TeamCreate)
+		case tsWorkers:
+			err = json.Unmarshal(m.Val, &ts.Workers)
+		case tsWorkerDispatches:
+			if derr := decodeDispatches(m.Val, ts, doc, data, display); derr != nil {
+				return nil, nil, derr
 			}
-			if m.val[0] != '[' {
-				return nil, nil, errf(display, "workerDispatches", "is %s; expected an array", jsonKind(m.val))
-			}
-			elems, serr := splitArray(m.val)
-			if serr != nil {
-				return nil, nil, errf(display, "workerDispatches", "%v", serr)
-			}
-			ts.WorkerDispatches = make([]Dispatch, len(elems))
-			doc.disp = make([]span, len(elems))
-			for i, e := range elems {
-				if derr := decodeDispatch(e, &ts.WorkerDispatches[i]); derr != nil {
-					return nil, nil, errf(display, fmt.Sprintf("workerDispatches[%d].%s", i, derr.field), "%s", derr.msg)
-				}
-				doc.disp[i] = spanIn(data, e)
-			}
-			doc.dispOrig = append([]Dispatch(nil), ts.WorkerDispatches...)
-			continue
-		default:
-			continue
 		}
 		if err != nil {
-			return nil, nil, jsonError(display, m.val, fieldErr(err, strings.Trim(string(m.key), `"`)))
+			return nil, nil, jsonError(display, m.Val, fieldErr(err, name))
 		}
 	}
 	if err := ts.validate(display); err != nil {
 		return nil, nil, err
 	}
+	if repeated {
+		// A member written twice decodes as encoding/json decodes it (the
+		// later one laid over the earlier), so no single element's bytes
+		// are its decoded value: every element is encoded anew.
+		doc.dispOrig = nil
+		return ts, doc, nil
+	}
+	doc.dispOrig = append([]Dispatch(nil), ts.WorkerDispatches...)
 	doc.ids = make(map[string]struct{}, len(ts.WorkerDispatches))
 	for i := range ts.WorkerDispatches {
 		doc.ids[ts.WorkerDispatches[i].DispatchID] = struct{}{}
 	}
 	return ts, doc, nil
+}
+
+// decodeDispatches decodes the workerDispatches array val into ts, as
+// encoding/json does: null empties it, and an element is decoded over the
+// element at its index that an earlier workerDispatches member left.
+func decodeDispatches(val []byte, ts *TeamState, doc *teamStateDoc, data []byte, display string) error {
+	if val[0] == 'n' {
+		ts.WorkerDispatches, doc.disp = nil, nil
+		return nil
+	}
+	if val[0] != '[' {
+		return errf(display, tsWorkerDispatches, "is %s; expected an array", jsonKind(val))
+	}
+	elems, err := rawjson.SplitArray(val)
+	if err != nil {
+		return wrapf(err, display, tsWorkerDispatches, "%v", err)
+	}
+	ds := make([]Dispatch, len(elems))
+	copy(ds, ts.WorkerDispatches)
+	doc.disp = make([]span, len(elems))
+	for i, e := range elems {
+		if derr := decodeDispatch(e, &ds[i]); derr != nil {
+			return errf(display, fmt.Sprintf("%s[%d]%s", tsWorkerDispatches, i, derr.at()), "%s", derr.msg)
+		}
+		doc.disp[i] = spanIn(data, e)
+	}
+	ts.WorkerDispatches = ds
+	return nil
 }
 
 // spanIn locates sub, a subslice of b, as a span of b.
@@ -135,106 +185,6 @@ func fieldErr(err error, field string) error {
 	return err
 }
 
-type decodeErr struct{ field, msg string }
-
-// decodeDispatch decodes one workerDispatches element. Members it does not
-// know are skipped (they stay in the raw bytes).
-func decodeDispatch(raw []byte, d *Dispatch) *decodeErr {
-	if raw[0] != '{' {
-		return &decodeErr{"", "is " + jsonKind(raw) + "; expected an object"}
-	}
-	ms, err := splitObject(raw)
-	if err != nil {
-		return &decodeErr{"", err.Error()}
-	}
-	for _, m := range ms {
-		key := string(m.key[1 : len(m.key)-1])
-		var sp *string
-		switch key {
-		case "dispatchId":
-			sp = &d.DispatchID
-		case "dispatchKind":
-			sp = &d.DispatchKind
-		case "invocationRef":
-			sp = &d.InvocationRef
-		case "roleExecutionRef":
-			sp = &d.RoleExecutionRef
-		case "role":
-			sp = &d.Role
-		case "workerId":
-			sp = &d.WorkerID
-		case "provider":
-			sp = &d.Provider
-		case "model":
-			sp = &d.Model
-		case "executionLabel":
-			sp = &d.ExecutionLabel
-		case "promptPath":
-			sp = &d.PromptPath
-		case "resultPath":
-			sp = &d.ResultPath
-		case "statusPath":
-			sp = &d.StatusPath
-		case "logPath":
-			sp = &d.LogPath
-		case "metadataPath":
-			sp = &d.MetadataPath
-		case "backend":
-			sp = &d.Backend
-		case "paneId":
-			sp = &d.PaneID
-		case "status":
-			sp = &d.Status
-		case "reason":
-			sp = &d.Reason
-		case "dispatchedAt":
-			sp = &d.DispatchedAt
-		case "settledAt":
-			sp = &d.SettledAt
-		case "collectedAt":
-			sp = &d.CollectedAt
-		case "idleTimeoutSource":
-			sp = &d.IdleTimeoutSource
-		case "attempt", "pid", "exitCode", "idleTimeoutSeconds":
-			if m.val[0] == 'n' { // null
-				continue
-			}
-			n, err := strconv.Atoi(string(m.val))
-			if err != nil {
-				return &decodeErr{key, "is " + jsonKind(m.val) + "; expected an integer"}
-			}
-			switch key {
-			case "attempt":
-				d.Attempt = n
-			case "pid":
-				d.PID = n
-			case "idleTimeoutSeconds":
-				d.IdleTimeoutSeconds = n
-			default:
-				d.ExitCode = &n
-			}
-			continue
-		default:
-			continue
-		}
-		if m.val[0] == 'n' {
-			*sp = ""
-			continue
-		}
-		if m.val[0] != '"' {
-			return &decodeErr{key, "is " + jsonKind(m.val) + "; expected a string"}
-		}
-		if bytes.IndexByte(m.val, '\\') < 0 {
-			*sp = string(m.val[1 : len(m.val)-1])
-			continue
-		}
-		if err := json.Unmarshal(m.val, sp); err != nil {
-			return &decodeErr{key, "is not a valid string"}
-		}
-	}
-	return nil
-}
-
 func jsonKind(v []byte) string {
 	switch v[0] {
 	case '"':
@@ -249,37 +199,6 @@ func jsonKind(v []byte) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// dispatchBytes views ds as raw memory. Dispatch holds only 8-byte words
-// (string headers, ints, a pointer), so it has no padding and a copy of an
-// element the update did not touch compares equal byte for byte. A field set
-// to an equal string at another address compares unequal; that only costs a
-// re-encode, which then finds the JSON unchanged.
-func dispatchBytes(ds []Dispatch) []byte {
-	if len(ds) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&ds[0])), len(ds)*int(unsafe.Sizeof(ds[0])))
-}
-
-// unchangedRun returns j ≥ i such that ds[i:j] are byte-identical to
-// orig[i:j], comparing in blocks first.
-func unchangedRun(ds, orig []Dispatch, i int) int {
-	limit := min(len(ds), len(orig))
-	j := i
-	for block := 64; j < limit; {
-		n := min(block, limit-j)
-		if bytes.Equal(dispatchBytes(ds[j:j+n]), dispatchBytes(orig[j:j+n])) {
-			j += n
-			continue
-		}
-		if n == 1 {
-			return j
-		}
-		block = max(1, n/8)
-	}
-	return j
 }
 
 // validateUpdate checks the dispatch ids after fn changed ts, looking only
@@ -340,17 +259,18 @@ func encodeTeamState(ts *TeamState, doc *teamStateDoc, ids map[string]struct{}, 
 	e := &tsEncoder{ts: ts, doc: doc, runs: runs}
 	e.out.Grow(len(doc.data) + 512*(len(ts.WorkerDispatches)-len(doc.dispOrig)+1) + 256)
 	e.out.WriteString("{")
-	written := map[string]bool{}
+	var written [4]bool
 	for _, m := range doc.members {
-		key := string(m.key.of(doc.data))
-		written[key] = true
-		if err := e.member(key, m.val.of(doc.data)); err != nil {
+		for k, n := range teamStateNames {
+			written[k] = written[k] || n == m.name
+		}
+		if err := e.member(m.name, m.key.of(doc.data), m.val.of(doc.data)); err != nil {
 			return nil, nil, err
 		}
 	}
-	for _, k := range []string{`"teamName"`, `"teamCreate"`, `"workers"`, `"workerDispatches"`} {
+	for k, n := range teamStateNames {
 		if !written[k] {
-			if err := e.member(k, nil); err != nil {
+			if err := e.member(n, nil, nil); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -375,18 +295,20 @@ type tsEncoder struct {
 	runs    []span // runs of dispatches unchanged since doc, ascending
 }
 
-// member writes one top-level member; old is its previous value or nil.
-func (e *tsEncoder) member(key string, old []byte) error {
+// member writes one top-level member: name is the TeamState member it is
+// ("" for a foreign one, written as it was), key its key as written (nil
+// for a new member) and old its previous value (nil for a new member).
+func (e *tsEncoder) member(name string, key, old []byte) error {
 	var nv []byte
 	var err error
-	switch key {
-	case `"teamName"`:
+	switch name {
+	case tsTeamName:
 		nv, err = json.Marshal(e.ts.TeamName)
-	case `"teamCreate"`:
+	case tsTeamCreate:
 		if e.ts.TeamCreate != nil {
 			nv, err = json.Marshal(e.ts.TeamCreate)
 		}
-	case `"workers"`:
+	case tsWorkers:
 		if e.ts.Workers == nil {
 			nv = []byte("[]")
 		} else {
@@ -396,7 +318,7 @@ func (e *tsEncoder) member(key string, old []byte) error {
 	if err != nil {
 		return err
 	}
-	if nv == nil && old == nil && key != `"workerDispatches"` {
+	if nv == nil && old == nil && name != tsWorkerDispatches {
 		return nil
 	}
 	if len(e.members) > 0 {
@@ -404,22 +326,28 @@ func (e *tsEncoder) member(key string, old []byte) error {
 	}
 	e.out.WriteString("\n  ")
 	ks := e.out.Len()
-	e.out.WriteString(key)
+	if key == nil {
+		e.out.WriteString(`"` + name + `"`)
+	} else {
+		e.out.Write(key)
+	}
 	ke := e.out.Len()
 	e.out.WriteString(": ")
 	vs := e.out.Len()
 	switch {
-	case key == `"workerDispatches"`:
+	case name == tsWorkerDispatches:
 		err = e.dispatches()
 	case nv == nil:
 		e.out.Write(old)
 	default:
 		err = writeMerged(&e.out, old, nv, "  ")
 	}
-	e.members = append(e.members, memberSpan{key: span{ks, ke}, val: span{vs, e.out.Len()}})
+	e.members = append(e.members, memberSpan{key: span{ks, ke}, val: span{vs, e.out.Len()}, name: name})
 	return err
 }
 
+// dispatches writes the workerDispatches array. A document that holds the
+// array twice gets it twice; the later one is the one remembered.
 func (e *tsEncoder) dispatches() error {
 	ds := e.ts.WorkerDispatches
 	e.disp = make([]span, len(ds))
@@ -428,17 +356,18 @@ func (e *tsEncoder) dispatches() error {
 		return nil
 	}
 	old := e.doc
+	runs := e.runs
 	e.out.WriteString("[")
 	for i := 0; i < len(ds); {
 		if i > 0 {
 			e.out.WriteByte(',')
 		}
 		e.out.WriteString("\n    ")
-		for len(e.runs) > 0 && e.runs[0].end <= i {
-			e.runs = e.runs[1:]
+		for len(runs) > 0 && runs[0].end <= i {
+			runs = runs[1:]
 		}
-		if len(e.runs) > 0 && e.runs[0].start == i {
-			j := e.runs[0].end
+		if len(runs) > 0 && runs[0].start == i {
+			j := runs[0].end
 			// One copy for the whole run, separators included.
 			from := old.disp[i].start
 			shift := e.out.Len() - from
@@ -473,7 +402,7 @@ func (e *tsEncoder) dispatches() error {
 func writeMerged(out *bytes.Buffer, older, newer []byte, prefix string) error {
 	val := newer
 	if older != nil {
-		if jsonEqual(older, newer) {
+		if rawjson.Equal(older, newer) {
 			out.Write(older)
 			return nil
 		}
@@ -481,100 +410,10 @@ func writeMerged(out *bytes.Buffer, older, newer []byte, prefix string) error {
 		if err := json.Compact(&compact, older); err != nil {
 			return err
 		}
-		if err := mergeValue(&merged, compact.Bytes(), newer); err != nil {
+		if err := rawjson.Merge(&merged, compact.Bytes(), newer); err != nil {
 			return err
 		}
 		val = merged.Bytes()
 	}
 	return json.Indent(out, val, prefix, "  ")
-}
-
-// jsonEqual compares two JSON texts ignoring whitespace outside strings.
-func jsonEqual(a, b []byte) bool {
-	i, j := 0, 0
-	inStr := false
-	for {
-		if !inStr {
-			i = skipWS(a, i)
-			j = skipWS(b, j)
-		}
-		if i >= len(a) || j >= len(b) {
-			return i >= len(a) && j >= len(b)
-		}
-		if a[i] != b[j] {
-			return false
-		}
-		switch {
-		case inStr && a[i] == '\\':
-			if i+1 >= len(a) || j+1 >= len(b) || a[i+1] != b[j+1] {
-				return false
-			}
-			i++
-			j++
-		case a[i] == '"':
-			inStr = !inStr
-		}
-		i++
-		j++
-	}
-}
-
-// tsCache remembers, per team-state path, the last document this process
-// wrote, and hands it to the next writer of that path, who then owns it. A
-// writer that finds those exact bytes on disk (no one else wrote in between)
-// skips decoding; any other bytes are decoded as usual, so the cache can only
-// save work, never change a result.
-var tsCache struct {
-	sync.Mutex
-	m map[string]tsCached
-}
-
-type tsCached struct {
-	sum uint64
-	ts  *TeamState
-	doc *teamStateDoc
-}
-
-var tsSeed = maphash.MakeSeed()
-
-func cacheTake(path string, data []byte) (*TeamState, *teamStateDoc) {
-	tsCache.Lock()
-	c, ok := tsCache.m[path]
-	delete(tsCache.m, path)
-	tsCache.Unlock()
-	if !ok || len(c.doc.data) != len(data) || c.sum != maphash.Bytes(tsSeed, data) {
-		return nil, nil
-	}
-	c.doc.data = data // identical bytes; drop the reference to the old buffer
-	return c.ts, c.doc
-}
-
-func cachePut(path string, ts *TeamState, doc *teamStateDoc) {
-	tsCache.Lock()
-	defer tsCache.Unlock()
-	if tsCache.m == nil || len(tsCache.m) > 64 {
-		tsCache.m = map[string]tsCached{}
-	}
-	tsCache.m[path] = tsCached{sum: maphash.Bytes(tsSeed, doc.data), ts: ts, doc: doc}
-}
-
-// cachePeek returns a copy of the state this process last wrote to path
-// when data are still those bytes, without taking it from the cache.
-func cachePeek(path string, data []byte) *TeamState {
-	// The copy is made under the lock: once a writer has taken the state
-	// (cacheTake, under the same lock) it changes it in place.
-	tsCache.Lock()
-	defer tsCache.Unlock()
-	c, ok := tsCache.m[path]
-	if !ok || len(c.doc.data) != len(data) || c.sum != maphash.Bytes(tsSeed, data) {
-		return nil
-	}
-	out := *c.ts
-	out.Workers = append([]Worker(nil), c.ts.Workers...)
-	out.WorkerDispatches = append([]Dispatch(nil), c.ts.WorkerDispatches...)
-	if c.ts.TeamCreate != nil {
-		tc := *c.ts.TeamCreate
-		out.TeamCreate = &tc
-	}
-	return &out
 }

@@ -80,13 +80,13 @@ func parseLedger(data []byte, display string) (*ledgerDoc, error) {
 	if !ok || string(raw) == "null" {
 		return d, nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	elems, err := splitArray(raw)
+	if err != nil {
 		return nil, fileErr(display, "rows", "is not an array of rows")
 	}
 	for i, e := range elems {
 		at := fmt.Sprintf("rows[%d]", i)
-		obj, err := parseObject(e)
+		obj, err := splitCompact(e)
 		if err != nil {
 			return nil, fileErr(display, at, "is not a row object")
 		}
@@ -129,7 +129,7 @@ func (d *ledgerDoc) appendRow(r Row) error {
 	if err != nil {
 		return err
 	}
-	obj, err := parseObject(raw)
+	obj, err := splitCompact(raw) // marshal writes compact JSON
 	if err != nil {
 		return err
 	}
@@ -150,9 +150,10 @@ func (d *ledgerDoc) setMember(i int, k string, v any) error {
 // setOptions sets the options of row i to its first keep options as the
 // file holds them (members the cockpit does not know stay) followed by add.
 func (d *ledgerDoc) setOptions(i, keep int, add []Option) error {
-	var elems []json.RawMessage
+	var elems [][]byte
 	if raw, ok := d.rowObjs[i].get("options"); ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &elems); err != nil {
+		var err error
+		if elems, err = splitArray(raw); err != nil {
 			return fileErr(d.display, fmt.Sprintf("rows[%d].options", i), "is not an array of options")
 		}
 	}

@@ -386,3 +386,33 @@ func storedStatus(t *testing.T, path, id string) string {
 	t.Fatalf("no row %s", id)
 	return ""
 }
+
+// A member is found and set as encoding/json decodes it into a row: by its
+// name exactly or else without case, every member of that name set in
+// place; keys stay as written.
+func TestObjectMembersMatchAsEncodingJSON(t *testing.T) {
+	o, err := parseObject([]byte(`{"status": "open", "x-k\u0065y": 1, "Status": "open", "tail": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.set("status", StatusResolved); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.set("new", 2); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"status":"resolved","x-k\u0065y":1,"Status":"resolved","tail":true,"new":2}`
+	if got := string(o.compact()); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	var r Row
+	if err := json.Unmarshal(o.compact(), &r); err != nil || r.Status != StatusResolved {
+		t.Fatalf("row reads %q (%v)", r.Status, err)
+	}
+	if v, ok := o.get("STATUS"); !ok || string(v) != `"resolved"` {
+		t.Fatalf("get STATUS: %s %v", v, ok)
+	}
+	if v, ok := o.get("x-key"); !ok || string(v) != "1" {
+		t.Fatalf("get x-key: %s %v", v, ok)
+	}
+}

@@ -4,75 +4,77 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/okstra/cockpit/state/internal/rawjson"
 )
 
-// object is a JSON object decoded into its members in file order, each value
-// kept as raw JSON. Setting a member replaces its value where it stands;
-// a new member goes last. This is how a rewrite keeps members written by
-// other okstra tools, and their order.
+// object is a JSON object as its members in file order, each as written
+// (rawjson). Setting a member replaces its value where it stands; a new
+// member goes last. This is how a rewrite keeps members written by other
+// okstra tools, and their order.
 type object struct {
-	keys []string
-	vals map[string]json.RawMessage
+	ms []rawjson.Member
 }
 
-func newObject() *object { return &object{vals: map[string]json.RawMessage{}} }
+func newObject() *object { return &object{} }
 
-// parseObject decodes data, which must hold one JSON object. A repeated key
-// keeps its first position and its last value, as encoding/json reads it.
+// parseObject splits data, which must hold one JSON object, into its
+// members, compacted.
 func parseObject(data []byte) (*object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
+	var c bytes.Buffer
+	c.Grow(len(data))
+	if err := json.Compact(&c, data); err != nil {
+		return nil, err
+	}
+	return splitCompact(c.Bytes())
+}
+
+// splitCompact is parseObject for a value already compact and valid.
+func splitCompact(data []byte) (*object, error) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, fmt.Errorf("is not a JSON object")
+	}
+	ms, err := rawjson.SplitObject(data)
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("is not a JSON object")
-	}
-	o := newObject()
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("expected a member name")
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		var c bytes.Buffer
-		if err := json.Compact(&c, raw); err != nil {
-			return nil, err
-		}
-		if _, seen := o.vals[k]; !seen {
-			o.keys = append(o.keys, k)
-		}
-		o.vals[k] = c.Bytes()
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("holds more than one JSON value")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("holds more than one JSON value")
-	}
-	return o, nil
+	return &object{ms: ms}, nil
 }
 
+// splitArray returns the elements of raw, a compact and valid JSON value
+// that must be an array.
+func splitArray(raw []byte) ([][]byte, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, fmt.Errorf("is not a JSON array")
+	}
+	return rawjson.SplitArray(raw)
+}
+
+// get returns the value of member k as encoding/json would decode it into
+// a field named k: the last member so named (exactly, or else ignoring case).
 func (o *object) get(k string) (json.RawMessage, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+	for i := len(o.ms) - 1; i >= 0; i-- {
+		if rawjson.SameName(o.ms[i].Key, k) {
+			return o.ms[i].Val, true
+		}
+	}
+	return nil, false
 }
 
+// setRaw sets member k to v: every member so named takes v where it stands,
+// or, when there is none, a new member goes last.
 func (o *object) setRaw(k string, v json.RawMessage) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	found := false
+	for i := range o.ms {
+		if rawjson.SameName(o.ms[i].Key, k) {
+			o.ms[i].Val = v
+			found = true
+		}
 	}
-	o.vals[k] = v
+	if !found {
+		key, _ := marshal(k)
+		o.ms = append(o.ms, rawjson.Member{Key: key, Val: v})
+	}
 }
 
 // set encodes v and stores it under k.
@@ -87,19 +89,21 @@ func (o *object) set(k string, v any) error {
 
 // compact renders o as compact JSON.
 func (o *object) compact() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(o.vals[k])
+	n := 2
+	for _, m := range o.ms {
+		n += len(m.Key) + len(m.Val) + 2
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range o.ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m.Key...)
+		b = append(b, ':')
+		b = append(b, m.Val...)
+	}
+	return append(b, '}')
 }
 
 // marshal encodes v without HTML escaping, so a statement that reads
