@@ -20,45 +20,60 @@ const (
 	envSocket      = "COCKPIT_SOCKET"
 )
 
+// addProjectRootFlag declares --project-root on cmd, storing it in p: the
+// one definition of the flag and of its default ($COCKPIT_PROJECT_ROOT, else
+// "."), so every path a command takes — --ledger and --report included — is
+// resolved, and confined, inside a project root.
+func addProjectRootFlag(f *Factory, cmd *cobra.Command, p *string, usage string) {
+	cmd.Flags().StringVar(p, "project-root", f.envOr(envProjectRoot, "."), usage+" (default $"+envProjectRoot+" or .)")
+}
+
 // runFlags are the flags every run command takes.
 type runFlags struct {
 	ProjectRoot string
 	RunManifest string
 }
 
-func (f *runFlags) add(cmd *cobra.Command) {
-	root := os.Getenv(envProjectRoot)
-	if root == "" {
-		root = "."
-	}
-	cmd.Flags().StringVar(&f.ProjectRoot, "project-root", root, "the project root; paths in run files are relative to it (default $"+envProjectRoot+" or .)")
-	cmd.Flags().StringVar(&f.RunManifest, "run-manifest", os.Getenv(envRunManifest), "the run manifest, relative to the project root (default $"+envRunManifest+")")
+func (r *runFlags) add(f *Factory, cmd *cobra.Command) {
+	addProjectRootFlag(f, cmd, &r.ProjectRoot, "the project root; paths in run files are relative to it")
+	cmd.Flags().StringVar(&r.RunManifest, "run-manifest", f.Getenv(envRunManifest), "the run manifest, relative to the project root (default $"+envRunManifest+")")
 }
 
-func (f *runFlags) load() (*state.Run, error) {
-	if f.RunManifest == "" {
-		return nil, &usageError{fmt.Errorf("--run-manifest is required (or set $%s)", envRunManifest)}
+// require refuses a missing --run-manifest (exit 2).
+func (r *runFlags) require() error {
+	if r.RunManifest == "" {
+		return &usageError{fmt.Errorf("--run-manifest is required (or set $%s)", envRunManifest)}
 	}
-	return state.LoadRun(f.ProjectRoot, f.RunManifest)
+	return nil
 }
 
-// jsonFlag is the shared --json switch: machine output, stable and tested
-// field by field. Every headless command takes it (TestEveryHeadlessCommandTakesJSON);
-// the ones that always print JSON accept it and print the same.
-type jsonFlag struct{ on bool }
+func (r *runFlags) load() (*state.Run, error) {
+	if err := r.require(); err != nil {
+		return nil, err
+	}
+	return state.LoadRun(r.ProjectRoot, r.RunManifest)
+}
 
-func (j *jsonFlag) add(cmd *cobra.Command) { addJSONFlag(cmd, &j.on) }
-
-// addJSONFlag declares --json on cmd, storing it in p: the one definition
-// of the flag, for commands whose options live in another package's struct.
+// addJSONFlag declares the shared --json switch on cmd, storing it in p:
+// machine output, stable and tested field by field. Every headless command
+// takes it (TestEveryHeadlessCommandTakesJSON); the ones that always print
+// JSON accept it and print the same.
 func addJSONFlag(cmd *cobra.Command, p *bool) {
 	cmd.Flags().BoolVar(p, "json", false, "print machine-readable JSON")
 }
 
+// writeJSON prints v as indented JSON: the one JSON writer of the commands.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeJSONLine prints v as one JSON line.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
@@ -79,13 +94,6 @@ func selfPath() (string, error) {
 	return p, nil
 }
 
-// writeJSONCompact prints v as one JSON line.
-func writeJSONCompact(io *streams, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
 // required is a flag a command cannot run without, its value and what to
 // pass.
 type required struct{ flag, value, hint string }
@@ -95,8 +103,50 @@ type required struct{ flag, value, hint string }
 func requireFlags(rs ...required) error {
 	for _, r := range rs {
 		if strings.TrimSpace(r.value) == "" {
-			return &usageError{&state.Error{Field: r.flag, Msg: "is required; " + r.hint}}
+			msg := "is required"
+			if r.hint != "" {
+				msg += "; " + r.hint
+			}
+			return &usageError{&state.Error{Field: r.flag, Msg: msg}}
 		}
 	}
 	return nil
+}
+
+// checkEnum refuses a value of an enumerated flag that is not one of
+// allowed, with one usage line listing them (exit 2). An empty value is
+// left to requireFlags or the flag's default.
+func checkEnum(flag, value string, allowed ...string) error {
+	if value == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return &usageError{fmt.Errorf("%s %q: choose %s", flag, value, orList(allowed))}
+}
+
+// orList reads "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
+// nonNil is s, or an empty slice for JSON's [] instead of null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// printLines prints each line.
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 }

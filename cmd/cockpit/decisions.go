@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,14 +13,64 @@ import (
 	"github.com/okstra/cockpit/tui/wizard"
 )
 
-func newApprovalDecisionCmd(io *streams) *cobra.Command {
+// The approval-decision and user-response commands wire flags to the
+// ledger and sidecar operations of state/approval. Every path flag
+// (--ledger, --report, --options-file, --from-responses) resolves inside
+// --project-root, whose default is the one every command has
+// ($COCKPIT_PROJECT_ROOT, else "."): a path outside it is refused with one
+// line.
+
+// Hints of the flags the approval commands require.
+const (
+	hintLedger  = "pass the approval-decision ledger's path"
+	hintRowID   = "give the row's id, C-NNN"
+	hintDispose = "give select, accept-risk, request-revision or reject"
+)
+
+// ledgerCmd is the shape every approval-decision and user-response
+// command shares: its own flags bound by addFlags, the shared
+// --project-root and --json, required flags and enumerated values checked
+// before runF.
+func ledgerCmd[O any](f *Factory, cmd *cobra.Command, opts *O, projectRoot *string, jsonOn *bool,
+	addFlags func(*cobra.Command), validate func(*O) error, runF func(*O) error) *cobra.Command {
+	cmd.Args = noArgs
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := validate(opts); err != nil {
+			return err
+		}
+		return runF(opts)
+	}
+	addProjectRootFlag(f, cmd, projectRoot, "resolve paths inside this project root")
+	addFlags(cmd)
+	addJSONFlag(cmd, jsonOn)
+	return cmd
+}
+
+// NewCmdApprovalDecision is the approval-decision group.
+func NewCmdApprovalDecision(f *Factory) *cobra.Command {
 	ad := &cobra.Command{
 		Use:   "approval-decision",
 		Short: "Open, complete, carry and resolve rows of a run's approval-decision ledger",
 		Args:  noArgs,
 	}
-	var o approval.OpenOptions
-	open := &cobra.Command{
+	ad.AddCommand(NewCmdApprovalOpen(f, nil), NewCmdApprovalOption(f, nil), NewCmdApprovalCarry(f, nil), NewCmdApprovalResolve(f, nil))
+	return ad
+}
+
+// ApprovalOpenOptions are the flags of `approval-decision open`.
+type ApprovalOpenOptions struct {
+	IO *IOStreams
+	approval.OpenOptions
+}
+
+// NewCmdApprovalOpen parses and checks `approval-decision open`; runF
+// (approvalOpenRun when nil) does it.
+func NewCmdApprovalOpen(f *Factory, runF func(*ApprovalOpenOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = func(o *ApprovalOpenOptions) error { return approval.RunOpen(o.OpenOptions, o.IO.Out) }
+	}
+	o := &ApprovalOpenOptions{IO: f.IO}
+	return ledgerCmd(f, &cobra.Command{
 		Use:   "open --ledger <path> --clarification-id <C-NNN> --statement <text> --expected-form <form> [--option <json>]... [--options-file <path>] [--supersedes <C-NNN>]",
 		Short: "Add an open row (a question for the user) to the ledger",
 		Long: `open adds one row C-NNN to the approval-decision ledger. Each --option is a JSON
@@ -31,118 +80,159 @@ A complete row offers at least two, exactly one with role "recommended"; a row
 with fewer is recorded and reported incomplete, and "approval-decision option"
 adds the rest. --supersedes names a carried row this one replaces: once this
 row is resolved, that one reads "obsolete". See docs/GATES.md.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(
-				required{"--ledger", o.Ledger, "pass the approval-decision ledger's path"},
-				required{"--clarification-id", o.ClarificationID, "give the row's id, C-NNN"},
-				required{"--statement", o.Statement, "state the question the user must decide"},
-				required{"--expected-form", o.ExpectedForm, "give the shape of the answer (one of the options, a file path, a number, a date)"},
-			); err != nil {
-				return err
-			}
-			return approval.RunOpen(o, io.Out)
-		},
-	}
-	f := open.Flags()
-	f.StringVar(&o.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve --ledger inside this project root")
-	f.StringVar(&o.Ledger, "ledger", "", "the approval-decision ledger")
-	f.StringVar(&o.TaskKey, "task-key", "", "the task (recorded by a new ledger)")
-	f.StringVar(&o.TaskType, "task-type", "", "the run's task type")
-	f.StringVar(&o.RunSeq, "run-seq", "", "the run's sequence number")
-	f.StringVar(&o.ClarificationID, "clarification-id", "", "the row id, C-NNN")
-	f.StringVar(&o.TicketID, "ticket-id", "", "the ticket the question concerns")
-	f.StringVar(&o.Statement, "statement", "", "the question")
-	f.StringVar(&o.ExpectedForm, "expected-form", "", "the shape of the answer (one of the options, a path, a date, ...)")
-	f.StringVar(&o.Classification, "classification", "", "e.g. user-decision, correctness-critical")
-	f.StringVar(&o.Origin, "origin", "", "where the question came from (e.g. worker-finding)")
-	f.StringVar(&o.UserConfirmation, "user-confirmation", "", "the user's confirmation that this blocks approval")
-	f.StringVar(&o.UnblockCondition, "unblock-condition", "", "what answers it")
-	f.StringVar(&o.RecommendedDisposition, "recommended-disposition", "", "select, accept-risk, request-revision or reject")
-	f.StringArrayVar(&o.Options, "option", nil, "an option as a JSON object; repeat for each")
-	f.StringVar(&o.OptionsFile, "options-file", "", "a file holding a JSON array of options")
-	f.StringVar(&o.Supersedes, "supersedes", "", "the carried C-NNN this row replaces")
-	addJSONFlag(open, &o.JSON)
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Ledger, "ledger", "", "the approval-decision ledger")
+		fl.StringVar(&o.TaskKey, "task-key", "", "the task (recorded by a new ledger)")
+		fl.StringVar(&o.TaskType, "task-type", "", "the run's task type")
+		fl.StringVar(&o.RunSeq, "run-seq", "", "the run's sequence number")
+		fl.StringVar(&o.ClarificationID, "clarification-id", "", "the row id, C-NNN")
+		fl.StringVar(&o.TicketID, "ticket-id", "", "the ticket the question concerns")
+		fl.StringVar(&o.Statement, "statement", "", "the question")
+		fl.StringVar(&o.ExpectedForm, "expected-form", "", "the shape of the answer (one of the options, a path, a date, ...)")
+		fl.StringVar(&o.Classification, "classification", "", "e.g. user-decision, correctness-critical")
+		fl.StringVar(&o.Origin, "origin", "", "where the question came from (e.g. worker-finding)")
+		fl.StringVar(&o.UserConfirmation, "user-confirmation", "", "the user's confirmation that this blocks approval")
+		fl.StringVar(&o.UnblockCondition, "unblock-condition", "", "what answers it")
+		fl.StringVar(&o.RecommendedDisposition, "recommended-disposition", "", orList(approval.Dispositions))
+		fl.StringArrayVar(&o.Options, "option", nil, "an option as a JSON object; repeat for each")
+		fl.StringVar(&o.OptionsFile, "options-file", "", "a file holding a JSON array of options")
+		fl.StringVar(&o.Supersedes, "supersedes", "", "the carried C-NNN this row replaces")
+	}, func(o *ApprovalOpenOptions) error {
+		if err := requireFlags(
+			required{"--ledger", o.Ledger, hintLedger},
+			required{"--clarification-id", o.ClarificationID, hintRowID},
+			required{"--statement", o.Statement, "state the question the user must decide"},
+			required{"--expected-form", o.ExpectedForm, "give the shape of the answer (one of the options, a file path, a number, a date)"},
+		); err != nil {
+			return err
+		}
+		return checkEnum("--recommended-disposition", o.RecommendedDisposition, approval.Dispositions...)
+	}, runF)
+}
 
-	var op approval.OptionOptions
-	option := &cobra.Command{
+// ApprovalOptionOptions are the flags of `approval-decision option`.
+type ApprovalOptionOptions struct {
+	IO *IOStreams
+	approval.OptionOptions
+}
+
+// NewCmdApprovalOption parses and checks `approval-decision option`; runF
+// (approvalOptionRun when nil) does it.
+func NewCmdApprovalOption(f *Factory, runF func(*ApprovalOptionOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = func(o *ApprovalOptionOptions) error { return approval.RunOption(o.OptionOptions, o.IO.Out) }
+	}
+	o := &ApprovalOptionOptions{IO: f.IO}
+	return ledgerCmd(f, &cobra.Command{
 		Use:   "option --ledger <path> --clarification-id <C-NNN> (--option <json>... | --options-file <path>) [--replace]",
 		Short: "Add options to an open row (or replace them with --replace)",
 		Long: `option adds the given options to the open row C-NNN and prints how many it
 now offers, and whether it is still incomplete (fewer than two options, or
 not exactly one "recommended").`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(
-				required{"--ledger", op.Ledger, "pass the approval-decision ledger's path"},
-				required{"--clarification-id", op.ClarificationID, "name the open row the options belong to"},
-			); err != nil {
-				return err
-			}
-			return approval.RunOption(op, io.Out)
-		},
-	}
-	f = option.Flags()
-	f.StringVar(&op.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve paths inside this project root")
-	f.StringVar(&op.Ledger, "ledger", "", "the approval-decision ledger")
-	f.StringVar(&op.ClarificationID, "clarification-id", "", "the open row, C-NNN")
-	f.StringArrayVar(&op.Options, "option", nil, "an option as a JSON object; repeat for each")
-	f.StringVar(&op.OptionsFile, "options-file", "", "a file holding a JSON array of options")
-	f.BoolVar(&op.Replace, "replace", false, "replace the row's options instead of adding to them")
-	addJSONFlag(option, &op.JSON)
-
-	var c approval.CarryOptions
-	carry := &cobra.Command{
-		Use:   "carry --ledger <path> --from-responses <file|dir> --clarification-id <C-NNN>...",
-		Short: "Carry decisions answered in an earlier run into this run's ledger",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return approval.RunCarry(c, io.Out) },
-	}
-	f = carry.Flags()
-	f.StringVar(&c.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve paths inside this project root")
-	f.StringVar(&c.Ledger, "ledger", "", "the approval-decision ledger")
-	f.StringVar(&c.FromResponses, "from-responses", "", "a user-response sidecar, or a directory of them")
-	f.StringArrayVar(&c.IDs, "clarification-id", nil, "a C-NNN to carry; repeatable")
-	addJSONFlag(carry, &c.JSON)
-
-	var r approval.ResolveOptions
-	resolve := &cobra.Command{
-		Use:   "resolve --ledger <path> --clarification-id <C-NNN> --disposition <d> --user-text <text> --user-response-ref <ref>",
-		Short: "Record the user's disposition of a row",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireFlags(
-				required{"--ledger", r.Ledger, "pass the approval-decision ledger's path"},
-				required{"--clarification-id", r.ClarificationID, "give the row's id, C-NNN"},
-				required{"--disposition", r.Disposition, "give select, accept-risk, request-revision or reject"},
-			); err != nil {
-				return err
-			}
-			return approval.RunResolve(r, io.Out)
-		},
-	}
-	f = resolve.Flags()
-	f.StringVar(&r.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve --ledger inside this project root")
-	f.StringVar(&r.Ledger, "ledger", "", "the approval-decision ledger")
-	f.StringVar(&r.ClarificationID, "clarification-id", "", "the row, C-NNN")
-	f.StringVar(&r.Disposition, "disposition", "", "select, accept-risk, request-revision or reject")
-	f.StringVar(&r.UserText, "user-text", "", "the user's words")
-	f.StringVar(&r.UserResponseRef, "user-response-ref", "", "where the answer is recorded (the sidecar)")
-	addJSONFlag(resolve, &r.JSON)
-
-	ad.AddCommand(open, option, carry, resolve)
-	return ad
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Ledger, "ledger", "", "the approval-decision ledger")
+		fl.StringVar(&o.ClarificationID, "clarification-id", "", "the open row, C-NNN")
+		fl.StringArrayVar(&o.Options, "option", nil, "an option as a JSON object; repeat for each")
+		fl.StringVar(&o.OptionsFile, "options-file", "", "a file holding a JSON array of options")
+		fl.BoolVar(&o.Replace, "replace", false, "replace the row's options instead of adding to them")
+	}, func(o *ApprovalOptionOptions) error {
+		return requireFlags(
+			required{"--ledger", o.Ledger, hintLedger},
+			required{"--clarification-id", o.ClarificationID, "name the open row the options belong to"},
+		)
+	}, runF)
 }
 
-func newUserResponseCmd(io *streams) *cobra.Command {
+// ApprovalCarryOptions are the flags of `approval-decision carry`.
+type ApprovalCarryOptions struct {
+	IO *IOStreams
+	approval.CarryOptions
+}
+
+// NewCmdApprovalCarry parses and checks `approval-decision carry`; runF
+// (approvalCarryRun when nil) does it.
+func NewCmdApprovalCarry(f *Factory, runF func(*ApprovalCarryOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = func(o *ApprovalCarryOptions) error { return approval.RunCarry(o.CarryOptions, o.IO.Out) }
+	}
+	o := &ApprovalCarryOptions{IO: f.IO}
+	return ledgerCmd(f, &cobra.Command{
+		Use:   "carry --ledger <path> --from-responses <file|dir> --clarification-id <C-NNN>...",
+		Short: "Carry decisions answered in an earlier run into this run's ledger",
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Ledger, "ledger", "", "the approval-decision ledger")
+		fl.StringVar(&o.FromResponses, "from-responses", "", "a user-response sidecar, or a directory of them")
+		fl.StringArrayVar(&o.IDs, "clarification-id", nil, "a C-NNN to carry; repeatable")
+	}, func(o *ApprovalCarryOptions) error {
+		return requireFlags(required{"--ledger", o.Ledger, ""}, required{"--from-responses", o.FromResponses, ""})
+	}, runF)
+}
+
+// ApprovalResolveOptions are the flags of `approval-decision resolve`.
+type ApprovalResolveOptions struct {
+	IO *IOStreams
+	approval.ResolveOptions
+}
+
+// NewCmdApprovalResolve parses and checks `approval-decision resolve`;
+// runF (approvalResolveRun when nil) does it.
+func NewCmdApprovalResolve(f *Factory, runF func(*ApprovalResolveOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = func(o *ApprovalResolveOptions) error { return approval.RunResolve(o.ResolveOptions, o.IO.Out) }
+	}
+	o := &ApprovalResolveOptions{IO: f.IO}
+	return ledgerCmd(f, &cobra.Command{
+		Use:   "resolve --ledger <path> --clarification-id <C-NNN> --disposition <d> --user-text <text> --user-response-ref <ref>",
+		Short: "Record the user's disposition of a row",
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Ledger, "ledger", "", "the approval-decision ledger")
+		fl.StringVar(&o.ClarificationID, "clarification-id", "", "the row, C-NNN")
+		fl.StringVar(&o.Disposition, "disposition", "", orList(approval.Dispositions))
+		fl.StringVar(&o.UserText, "user-text", "", "the user's words")
+		fl.StringVar(&o.UserResponseRef, "user-response-ref", "", "where the answer is recorded (the sidecar)")
+	}, func(o *ApprovalResolveOptions) error {
+		if err := requireFlags(
+			required{"--ledger", o.Ledger, hintLedger},
+			required{"--clarification-id", o.ClarificationID, hintRowID},
+			required{"--disposition", o.Disposition, hintDispose},
+		); err != nil {
+			return err
+		}
+		return checkEnum("--disposition", o.Disposition, approval.Dispositions...)
+	}, runF)
+}
+
+// NewCmdUserResponse is the user-response group.
+func NewCmdUserResponse(f *Factory) *cobra.Command {
 	ur := &cobra.Command{
 		Use:   "user-response",
 		Short: "Write and show the user-response sidecar of a report",
 		Args:  noArgs,
 	}
-	var w approval.WriteOptions
-	var writeJSONOut bool
-	write := &cobra.Command{
+	ur.AddCommand(NewCmdUserResponseWrite(f, nil), NewCmdUserResponseShow(f, nil))
+	return ur
+}
+
+// UserResponseWriteOptions are the flags of `user-response write`.
+type UserResponseWriteOptions struct {
+	IO *IOStreams
+	approval.WriteOptions
+	JSON   bool
+	InLead bool // $COCKPIT_SOCKET is set: this runs in a cockpit's lead pane
+}
+
+// NewCmdUserResponseWrite parses and checks `user-response write`; runF
+// (userResponseWriteRun when nil) does it.
+func NewCmdUserResponseWrite(f *Factory, runF func(*UserResponseWriteOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = userResponseWriteRun
+	}
+	o := &UserResponseWriteOptions{IO: f.IO, InLead: f.Getenv(envSocket) != ""}
+	return ledgerCmd(f, &cobra.Command{
 		Use:   "write --report <path> --answers <json> [--plan-decision <json>] [--report-authoring <json>]",
 		Short: "Write the user's answers into the report's user-response sidecar",
 		Long: `write records answers ([{"clarificationId":"C-003","answer":"...","disposition":"select"}]),
@@ -153,69 +243,19 @@ user may grant report authoring: the cockpit's gate writes it from the human's
 answer. Prints {"sidecar": <path>}, as okstra does; --json prints what it
 wrote: {"sidecar", "report", "clarificationIds", "planDecision",
 "reportAuthoring"}.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if w.ReportAuthoring != "" && os.Getenv(envSocket) != "" {
-				return fmt.Errorf("--report-authoring is the user's to grant, and this runs inside a cockpit's lead pane; ask the user with `cockpit gate report-authoring --reason-hint <why>`, who answers in the cockpit")
-			}
-			if !writeJSONOut {
-				return approval.RunWrite(w, io.Out)
-			}
-			return userResponseWriteJSON(io, w)
-		},
-	}
-	f := write.Flags()
-	f.StringVar(&w.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve --report inside this project root")
-	f.StringVar(&w.Report, "report", "", "the final report the answers concern")
-	f.StringVar(&w.Answers, "answers", "", "a JSON array of answers")
-	f.StringVar(&w.PlanDecision, "plan-decision", "", "a JSON plan decision")
-	f.StringVar(&w.ReportAuthoring, "report-authoring", "", "a JSON report-authoring permission")
-	f.StringVar(&w.TaskKey, "task-key", "", "the task key, when the report path does not say it")
-	addJSONFlag(write, &writeJSONOut)
-
-	var s approval.ShowOptions
-	show := &cobra.Command{
-		Use:   "show --report <path> [--ledger <path>] [--json]",
-		Short: "List the open rows of the ledger a report points at",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return approval.RunShow(s, io.Out) },
-	}
-	f = show.Flags()
-	f.StringVar(&s.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "resolve paths inside this project root")
-	f.StringVar(&s.Report, "report", "", "the final report")
-	f.StringVar(&s.Ledger, "ledger", "", "the ledger (default: found beside the report's run)")
-	addJSONFlag(show, &s.JSON)
-
-	ur.AddCommand(write, show)
-	return ur
-}
-
-func newWizardCmd(io *streams) *cobra.Command {
-	var o wizard.Options
-	cmd := &cobra.Command{
-		Use:   "wizard [--project-root <dir>] [--lang ko|en] [--answers <file>] [--json]",
-		Short: "Set up an okstra task: task type, related tasks, roles and models (Korean or English)",
-		Long: `wizard asks what okstra's render-bundle needs to set up a task and prints
-outcome.renderArgv (the tokens in order; empty strings mean "use the phase
-default") and actions[], as JSON with --json or as a summary. --answers runs it
-without a form from a JSON file of answers (docs/WIZARD.md). The language comes
-from --lang or LANG.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			tty := isTerminal(os.Stdin) && isTerminal(os.Stdout)
-			err := wizard.Main(o, io.In, io.Out, tty)
-			if errors.Is(err, wizard.ErrAborted) {
-				return &codedError{code: exitCancelled, err: err}
-			}
-			return err
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.ProjectRoot, "project-root", os.Getenv(envProjectRoot), "the project whose .okstra/tasks the wizard reads")
-	f.StringVar(&o.Lang, "lang", "", "ko or en (default from LANG)")
-	f.StringVar(&o.AnswersFile, "answers", "", "a JSON file of answers: run without the form")
-	addJSONFlag(cmd, &o.JSON)
-	return cmd
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Report, "report", "", "the final report the answers concern")
+		fl.StringVar(&o.Answers, "answers", "", "a JSON array of answers")
+		fl.StringVar(&o.PlanDecision, "plan-decision", "", "a JSON plan decision")
+		fl.StringVar(&o.ReportAuthoring, "report-authoring", "", "a JSON report-authoring permission")
+		fl.StringVar(&o.TaskKey, "task-key", "", "the task key, when the report path does not say it")
+	}, func(o *UserResponseWriteOptions) error {
+		if o.ReportAuthoring != "" && o.InLead {
+			return fmt.Errorf("--report-authoring is the user's to grant, and this runs inside a cockpit's lead pane; ask the user with `cockpit gate report-authoring --reason-hint <why>`, who answers in the cockpit")
+		}
+		return nil
+	}, runF)
 }
 
 // userResponseWriteOutput is `user-response write --json`: the sidecar it
@@ -230,9 +270,12 @@ type userResponseWriteOutput struct {
 	ReportAuthoring  string   `json:"reportAuthoring"`
 }
 
-func userResponseWriteJSON(io *streams, w approval.WriteOptions) error {
+func userResponseWriteRun(o *UserResponseWriteOptions) error {
+	if !o.JSON {
+		return approval.RunWrite(o.WriteOptions, o.IO.Out)
+	}
 	var buf bytes.Buffer
-	if err := approval.RunWrite(w, &buf); err != nil {
+	if err := approval.RunWrite(o.WriteOptions, &buf); err != nil {
 		return err
 	}
 	var printed struct {
@@ -241,22 +284,83 @@ func userResponseWriteJSON(io *streams, w approval.WriteOptions) error {
 	if err := json.Unmarshal(buf.Bytes(), &printed); err != nil {
 		return fmt.Errorf("read what user-response write printed: %w", err)
 	}
-	out := userResponseWriteOutput{Sidecar: printed.Sidecar, Report: w.Report, ClarificationIDs: []string{}}
-	answers, err := approval.ParseAnswers(w.Answers) // RunWrite accepted them
+	out := userResponseWriteOutput{Sidecar: printed.Sidecar, Report: o.Report, ClarificationIDs: []string{}}
+	answers, err := approval.ParseAnswers(o.Answers) // RunWrite accepted them
 	if err != nil {
 		return err
 	}
 	for _, a := range answers {
 		out.ClarificationIDs = append(out.ClarificationIDs, a.ClarificationID)
 	}
-	out.PlanDecision = strings.TrimSpace(w.PlanDecision) != ""
-	if strings.TrimSpace(w.ReportAuthoring) != "" {
+	out.PlanDecision = strings.TrimSpace(o.PlanDecision) != ""
+	if strings.TrimSpace(o.ReportAuthoring) != "" {
 		var ra struct {
 			Status string `json:"status"`
 		}
-		if err := json.Unmarshal([]byte(w.ReportAuthoring), &ra); err == nil {
+		if err := json.Unmarshal([]byte(o.ReportAuthoring), &ra); err == nil {
 			out.ReportAuthoring = ra.Status
 		}
 	}
-	return writeJSON(io.Out, out)
+	return writeJSON(o.IO.Out, out)
+}
+
+// UserResponseShowOptions are the flags of `user-response show`.
+type UserResponseShowOptions struct {
+	IO *IOStreams
+	approval.ShowOptions
+}
+
+// NewCmdUserResponseShow parses `user-response show`; runF
+// (userResponseShowRun when nil) does it.
+func NewCmdUserResponseShow(f *Factory, runF func(*UserResponseShowOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = func(o *UserResponseShowOptions) error { return approval.RunShow(o.ShowOptions, o.IO.Out) }
+	}
+	o := &UserResponseShowOptions{IO: f.IO}
+	return ledgerCmd(f, &cobra.Command{
+		Use:   "show --report <path> [--ledger <path>] [--json]",
+		Short: "List the open rows of the ledger a report points at",
+	}, o, &o.ProjectRoot, &o.JSON, func(cmd *cobra.Command) {
+		fl := cmd.Flags()
+		fl.StringVar(&o.Report, "report", "", "the final report")
+		fl.StringVar(&o.Ledger, "ledger", "", "the ledger (default: found beside the report's run)")
+	}, func(*UserResponseShowOptions) error { return nil }, runF)
+}
+
+// WizardOptions are the flags of `wizard`.
+type WizardOptions struct {
+	IO *IOStreams
+	wizard.Options
+}
+
+// NewCmdWizard parses `wizard`; runF (wizardRun when nil) does it.
+func NewCmdWizard(f *Factory, runF func(*WizardOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = wizardRun
+	}
+	o := &WizardOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "wizard [--project-root <dir>] [--lang ko|en] [--answers <file>] [--json]",
+		Short: "Set up an okstra task: task type, related tasks, roles and models (Korean or English)",
+		Long: `wizard asks what okstra's render-bundle needs to set up a task and prints
+outcome.renderArgv (the tokens in order; empty strings mean "use the phase
+default") and actions[], as JSON with --json or as a summary. --answers runs it
+without a form from a JSON file of answers (docs/WIZARD.md). The language comes
+from --lang or LANG.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(o) },
+	}
+	addProjectRootFlag(f, cmd, &o.ProjectRoot, "the project whose .okstra/tasks the wizard reads")
+	cmd.Flags().StringVar(&o.Lang, "lang", "", "ko or en, or a locale such as ko_KR.UTF-8 (default from LANG)")
+	cmd.Flags().StringVar(&o.AnswersFile, "answers", "", "a JSON file of answers: run without the form")
+	addJSONFlag(cmd, &o.JSON)
+	return cmd
+}
+
+func wizardRun(o *WizardOptions) error {
+	err := wizard.Main(o.Options, o.IO.In, o.IO.Out, o.IO.IsStdinTTY() && o.IO.IsStdoutTTY())
+	if errors.Is(err, wizard.ErrAborted) {
+		return &codedError{code: exitCancelled, err: err}
+	}
+	return err
 }

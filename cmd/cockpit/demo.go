@@ -13,21 +13,28 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/runtime"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
 )
 
-type demoOptions struct {
-	headless bool
-	backend  string
-	keep     bool
+// DemoOptions are the flags of `demo`.
+type DemoOptions struct {
+	IO       *IOStreams
+	Ctx      context.Context
+	Headless bool // also when stdout is not a terminal
+	Backend  string
+	Keep     bool
+	Prefix   string // $COCKPIT_PREFIX, or ctrl+b
 }
 
-func newDemoCmd(io *streams) *cobra.Command {
-	opts := &demoOptions{}
+// demoBackends are the values of demo --backend.
+var demoBackends = []string{state.BackendCockpitPane, state.BackendCLIWrapper}
+
+// NewCmdDemo parses and checks `demo`; runF (demoRun when nil) does it.
+func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{IO: f.IO, Prefix: f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix)}
 	cmd := &cobra.Command{
 		Use:   "demo [--headless] [--backend cockpit-pane|cli-wrapper]",
 		Short: "Show the cockpit on a throwaway run with simulated workers (no LLM CLI needed)",
@@ -38,27 +45,31 @@ same story as lines; --backend cli-wrapper runs the batch with worker-dispatch
 instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return demoRun(io, opts)
+			if err := checkEnum("--backend", opts.Backend, demoBackends...); err != nil {
+				return err
+			}
+			opts.Ctx = cmd.Context()
+			if !opts.IO.IsStdoutTTY() {
+				opts.Headless = true
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return demoRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.headless, "headless", false, "print the story as lines instead of opening the screen")
-	cmd.Flags().StringVar(&opts.backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
-	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the demo run's temp dir")
-	cmd.AddCommand(newDemoLeadCmd(io))
+	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "print the story as lines instead of opening the screen")
+	cmd.Flags().StringVar(&opts.Backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
+	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the demo run's temp dir")
+	cmd.AddCommand(NewCmdDemoLead(f, nil))
 	return cmd
 }
 
-func demoRun(io *streams, o *demoOptions) error {
-	if o.backend != state.BackendCockpitPane && o.backend != state.BackendCLIWrapper {
-		return &usageError{fmt.Errorf("--backend %q: choose cockpit-pane or cli-wrapper", o.backend)}
+func demoRun(o *DemoOptions) error {
+	if !o.Headless {
+		return demoScreen(o)
 	}
-	if !o.headless && !isTerminal(os.Stdout) {
-		o.headless = true
-	}
-	if !o.headless {
-		return demoScreen(io, o)
-	}
-	return demoHeadless(io, o)
+	return demoHeadless(o)
 }
 
 // demoSetup lays out the throwaway demo run in a new temp dir and returns
@@ -70,7 +81,7 @@ type demoSetup struct {
 	cleanup         func()
 }
 
-func newDemo(io *streams, o *demoOptions) (*demoSetup, error) {
+func newDemo(o *DemoOptions) (*demoSetup, error) {
 	self, err := selfPath()
 	if err != nil {
 		return nil, err
@@ -81,21 +92,21 @@ func newDemo(io *streams, o *demoOptions) (*demoSetup, error) {
 	}
 	d := &demoSetup{self: self, dir: dir, root: filepath.Join(dir, "project")}
 	d.cleanup = func() {
-		if o.keep {
-			fmt.Fprintf(io.Err, "kept the demo run in %s\n", dir)
+		if o.Keep {
+			fmt.Fprintf(o.IO.Err, "kept the demo run in %s\n", dir)
 			return
 		}
 		os.RemoveAll(dir)
 	}
-	if d.run, err = runtime.MakeDemoRun(d.root, o.backend); err != nil {
+	if d.run, err = runtime.MakeDemoRun(d.root, o.Backend); err != nil {
 		d.cleanup()
 		return nil, err
 	}
 	return d, nil
 }
 
-func demoHeadless(io *streams, o *demoOptions) error {
-	d, err := newDemo(io, o)
+func demoHeadless(o *DemoOptions) error {
+	d, err := newDemo(o)
 	if err != nil {
 		return err
 	}
@@ -106,7 +117,7 @@ func demoHeadless(io *streams, o *demoOptions) error {
 	say := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(io.Out, "%5.1fs  %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+		fmt.Fprintf(o.IO.Out, "%5.1fs  %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
 	}
 	say("cockpit demo: a throwaway okstra run with %d simulated workers (sim provider, no LLM CLI) in %s", len(runtime.DemoWorkers), root)
 	for _, w := range runtime.DemoWorkers {
@@ -150,7 +161,7 @@ func demoHeadless(io *streams, o *demoOptions) error {
 		}
 		return nil
 	}
-	if o.backend == state.BackendCLIWrapper {
+	if o.Backend == state.BackendCLIWrapper {
 		say("the run's terminalBackend is cli-wrapper: the batch runs as child processes, no panes")
 		if err := lead("worker-dispatch", "--jobs-file", runtime.DemoJobsInitial); err != nil {
 			return err
@@ -168,14 +179,10 @@ func demoHeadless(io *streams, o *demoOptions) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			var prev *runtime.RunView
+			var wire wireEvents
 			for ev := range events {
-				for _, m := range runtime.WireEvents(prev, ev) {
+				for _, m := range wire.next(ev) {
 					say("  ▸ %s", eventLine(m))
-				}
-				if vu, ok := ev.(runtime.ViewUpdated); ok {
-					v := vu.View
-					prev = &v
 				}
 			}
 		}()
@@ -209,7 +216,7 @@ func demoHeadless(io *streams, o *demoOptions) error {
 			return err
 		}
 		// Let the last pane-closed events through before the story ends.
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(o.Ctx, 300*time.Millisecond)
 		<-ctx.Done()
 		cancel()
 		stop()
@@ -244,19 +251,12 @@ func ledgerOf(run *state.Run) []state.Event {
 	return evs
 }
 
-// isTerminal reports whether f is a terminal (a character device such as
-// /dev/null is not).
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
 // demoScreen opens the screen on the demo run. The lead pane runs the
 // hidden `cockpit demo lead`, which plays a lead agent: it calls the real
 // team commands, so the panes, counts and checkpoints on screen are the
 // ones a real run shows.
-func demoScreen(io *streams, o *demoOptions) error {
-	d, err := newDemo(io, o)
+func demoScreen(o *DemoOptions) error {
+	d, err := newDemo(o)
 	if err != nil {
 		return err
 	}
@@ -273,34 +273,45 @@ func demoScreen(io *streams, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	return runScreen(cp, envOr("COCKPIT_PREFIX", tui.DefaultPrefix))
+	return runScreen(o.Ctx, cp, o.Prefix)
 }
 
-// newDemoLeadCmd is what the demo's lead pane runs: a scripted lead agent.
-func newDemoLeadCmd(io *streams) *cobra.Command {
+// DemoLeadOptions are what the demo's scripted lead needs.
+type DemoLeadOptions struct {
+	IO  *IOStreams
+	Ctx context.Context
+}
+
+// NewCmdDemoLead is what the demo's lead pane runs: a scripted lead agent.
+func NewCmdDemoLead(f *Factory, runF func(*DemoLeadOptions) error) *cobra.Command {
+	opts := &DemoLeadOptions{IO: f.IO}
 	return &cobra.Command{
 		Use:    "lead",
 		Short:  "The demo's scripted lead (runs in the demo's lead pane)",
 		Hidden: true,
 		Args:   noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return demoLead(io)
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return demoLead(opts)
 		},
 	}
 }
 
-func demoLead(io *streams) error {
+func demoLead(o *DemoLeadOptions) error {
 	self, err := selfPath()
 	if err != nil {
 		return err
 	}
 	bold := func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
 	dim := func(s string) string { return "\x1b[2m" + s + "\x1b[0m" }
-	say := func(s string) { fmt.Fprintln(io.Out, s) }
+	say := func(s string) { fmt.Fprintln(o.IO.Out, s) }
 	step := func(args ...string) error {
 		say(bold("$ cockpit " + strings.Join(args, " ")))
 		cmd := exec.Command(self, args...)
-		cmd.Stdout, cmd.Stderr = io.Out, io.Out
+		cmd.Stdout, cmd.Stderr = o.IO.Out, o.IO.Out
 		return cmd.Run()
 	}
 	pause := func(d time.Duration) { time.Sleep(d) }
@@ -334,5 +345,6 @@ func demoLead(io *streams) error {
 	}
 	say("")
 	say(bold("The demo is over.") + " Press q to quit (ctrl+b first if you are typing in this pane).")
-	select {} // keep the lead's pane alive until the screen ends
+	<-o.Ctx.Done() // keep the lead's pane alive until the screen ends (its hang-up)
+	return nil
 }

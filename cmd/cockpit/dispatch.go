@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
+	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -14,11 +12,15 @@ import (
 	"github.com/okstra/cockpit/workers"
 )
 
-type dispatchOptions struct {
-	run      runFlags
-	jobsFile string
-	kind     string
-	json     jsonFlag
+// DispatchOptions are the flags of `worker-dispatch` (alias
+// `codex-dispatch`) and `team dispatch`: the same jobs file, two backends.
+type DispatchOptions struct {
+	IO       *IOStreams
+	Ctx      context.Context
+	Run      runFlags
+	JobsFile string
+	Kind     string // --dispatch-kind: checked at parse time
+	JSON     bool
 }
 
 // dispatchOutput is the JSON both dispatch commands print.
@@ -27,9 +29,67 @@ type dispatchOutput struct {
 	ProgressLines []string         `json:"progressLines"`
 }
 
-func newWorkerDispatchCmd(io *streams) *cobra.Command {
-	opts := &dispatchOptions{}
-	cmd := &cobra.Command{
+// newDispatchCmd is the shape both dispatch commands share: the flags,
+// their checks, and runF with the command's context.
+func newDispatchCmd(f *Factory, cmd *cobra.Command, jobsUsage string, runF func(*DispatchOptions) error) *cobra.Command {
+	opts := &DispatchOptions{IO: f.IO}
+	cmd.Args = noArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := opts.validate(); err != nil {
+			return err
+		}
+		opts.Ctx = cmd.Context()
+		return runF(opts)
+	}
+	opts.Run.add(f, cmd)
+	cmd.Flags().StringVar(&opts.JobsFile, "jobs-file", "", jobsUsage)
+	cmd.Flags().StringVar(&opts.Kind, "dispatch-kind", "", "expected dispatch kind ("+orList(dispatchKinds)+"); must match the file's")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// dispatchKinds are the values of --dispatch-kind, for the usage line.
+var dispatchKinds = []string{"initial", "reverify-r<N>", "critic", "report-writer", "translator"}
+
+func (o *DispatchOptions) validate() error {
+	if o.JobsFile == "" {
+		return &usageError{&state.Error{Field: "--jobs-file", Msg: "is required; pass the jobs file written by `okstra agent-prompt jobs`"}}
+	}
+	if o.Kind != "" && state.CheckDispatchKind(o.Kind) != nil {
+		return &usageError{fmt.Errorf("--dispatch-kind %q: choose %s", o.Kind, orList(dispatchKinds))}
+	}
+	return nil
+}
+
+// plan loads the run and verifies every job of the jobs file (no half
+// batch): the batch to run, and the cockpit binary its workers run.
+func (o *DispatchOptions) plan() (*runtime.Batch, string, error) {
+	run, err := o.Run.load()
+	if err != nil {
+		return nil, "", err
+	}
+	cat, err := workers.LoadCatalog(run.Root.Dir())
+	if err != nil {
+		return nil, "", err
+	}
+	batch, err := runtime.PlanBatch(run, cat, o.JobsFile, o.Kind)
+	if err != nil {
+		return nil, "", err
+	}
+	self, err := selfPath()
+	if err != nil {
+		return nil, "", err
+	}
+	return batch, self, nil
+}
+
+// NewCmdWorkerDispatch parses and checks `worker-dispatch`; runF
+// (workerDispatchRun when nil) does it.
+func NewCmdWorkerDispatch(f *Factory, runF func(*DispatchOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = workerDispatchRun
+	}
+	return newDispatchCmd(f, &cobra.Command{
 		Use:     "worker-dispatch --jobs-file <f> [--dispatch-kind <k>]",
 		Aliases: []string{"codex-dispatch"},
 		Short:   "Run every job of a jobs file as a child worker (the cli-wrapper backend) and wait for all",
@@ -40,123 +100,82 @@ their status sidecars. It records phase-3-team-create (when it writes the
 implicit-team marker), phase-4-dispatch per initial job, phase-5-collect per
 settled initial dispatch and phase-6-synthesis on the run's first report-writer
 dispatch, and prints them in progressLines.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return workerDispatchRun(cmd.Context(), io, opts)
-		},
-	}
-	opts.run.add(cmd)
-	cmd.Flags().StringVar(&opts.jobsFile, "jobs-file", "", "the jobs file (from `okstra agent-prompt jobs` or `materialize --jobs-out`)")
-	cmd.Flags().StringVar(&opts.kind, "dispatch-kind", "", "expected dispatch kind; must match the file's")
-	opts.json.add(cmd)
-	return cmd
+	}, "the jobs file (from `okstra agent-prompt jobs` or `materialize --jobs-out`)", runF)
 }
 
-func workerDispatchRun(ctx context.Context, io *streams, o *dispatchOptions) error {
-	// RunCLIWrapper passes SIGTERM/SIGINT/SIGHUP on to the workers and
-	// settles the batch; this channel only notes which signal came, so the
-	// command ends with 128+signal like every other one. (A cancelling
-	// context here would reach the workers a second time, which reads as
-	// insisting and skips their graceful stop.)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, stopSignals...)
-	defer signal.Stop(sigs)
-	if err := o.requireJobs(); err != nil {
-		return err
-	}
-	run, err := o.run.load()
+func workerDispatchRun(o *DispatchOptions) error {
+	batch, self, err := o.plan()
 	if err != nil {
 		return err
 	}
-	cat, err := workers.LoadCatalog(run.Root.Dir())
+	if err := o.Ctx.Err(); err != nil { // a signal before anything is recorded: stop here
+		return err
+	}
+	// RunCLIWrapper catches SIGTERM/SIGINT/SIGHUP itself, passes the one
+	// that came on to the workers and settles the batch, so it gets a
+	// context the signal does not cancel: a cancelled one would reach the
+	// workers a second time, which reads as insisting and skips their
+	// graceful stop. The signal still ends this command with 128+signal,
+	// after the settled batch is printed.
+	res, err := runtime.RunCLIWrapper(context.WithoutCancel(o.Ctx), batch, self)
 	if err != nil {
 		return err
 	}
-	batch, err := runtime.PlanBatch(run, cat, o.jobsFile, o.kind)
+	if err := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); err != nil {
+		return err
+	}
+	return o.Ctx.Err()
+}
+
+// NewCmdTeamDispatch parses and checks `team dispatch`; runF
+// (teamDispatchRun when nil) does it.
+func NewCmdTeamDispatch(f *Factory, runF func(*DispatchOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = teamDispatchRun
+	}
+	return newDispatchCmd(f, &cobra.Command{
+		Use:   "dispatch --jobs-file <f> [--dispatch-kind <k>]",
+		Short: "Open one cockpit pane per job running the worker wrapper, and record the dispatches",
+		Long: `team dispatch verifies every job of the jobs file first (no half-opened batch),
+then asks the run's cockpit to open one pane per job running "cockpit worker
+exec", and records each dispatch with its pane id. On a pane run it records and
+prints phase-3-team-create (when it writes the implicit-team marker),
+phase-4-dispatch per initial job and phase-6-synthesis on the first report-writer
+dispatch; on any other backend it prints them without recording.`,
+	}, "the jobs file", runF)
+}
+
+func teamDispatchRun(o *DispatchOptions) error {
+	batch, self, err := o.plan()
 	if err != nil {
 		return err
 	}
-	self, err := selfPath()
+	// A signal cancels the context instead of killing the process between
+	// recording the batch and recording where it runs.
+	res, err := runtime.TeamDispatch(o.Ctx, batch, self)
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
+	if o.JSON {
+		return writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)})
 	}
-	select {
-	case s := <-sigs: // before anything is recorded: stop here
-		noteSignal(s)
-		return interruptedError()
-	default:
-	}
-	res, err := runtime.RunCLIWrapper(ctx, batch, self)
-	select {
-	case s := <-sigs:
-		noteSignal(s)
-	default:
-	}
-	if err != nil {
-		return err
-	}
-	if werr := writeJSON(io.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); werr != nil {
-		return werr
-	}
-	if caught.Load() != 0 {
-		return interruptedError()
-	}
+	printDispatches(o.IO.Out, res.Dispatches, true, res.Lines)
 	return nil
 }
 
-// requireJobs refuses a missing --jobs-file before anything is read.
-func (o *dispatchOptions) requireJobs() error {
-	if o.jobsFile == "" {
-		return &usageError{&state.Error{Field: "--jobs-file", Msg: "is required; pass the jobs file written by `okstra agent-prompt jobs`"}}
-	}
-	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// caught is the signal that interrupted the command (0: none). Main turns
-// an interrupted command's context.Canceled into exit 128+signal (130 for
-// SIGINT, 143 for SIGTERM, 129 for SIGHUP), as the worker wrapper does.
-var caught atomic.Int32
-
-// stopSignals are the signals a command ends on gracefully.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// interruptible returns a context cancelled on SIGINT/SIGTERM/SIGHUP,
-// noting the signal in caught.
-func interruptible() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, stopSignals...)
-	go func() {
-		select {
-		case s := <-ch:
-			noteSignal(s)
-			cancel()
-		case <-ctx.Done():
+// printDispatches prints one tab-separated line per dispatch (id, pane
+// when withPane, role, status, reason if any), then the PROGRESS lines last.
+func printDispatches(w io.Writer, ds []state.Dispatch, withPane bool, lines []string) {
+	for _, d := range ds {
+		line := d.DispatchID
+		if withPane {
+			line += "\t" + d.PaneID
 		}
-	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		cancel()
+		line += "\t" + d.Role + "\t" + string(d.Status)
+		if d.Reason != "" {
+			line += "\t" + d.Reason
+		}
+		fmt.Fprintln(w, line)
 	}
+	printLines(w, lines)
 }
-
-func noteSignal(s os.Signal) {
-	if n, ok := s.(syscall.Signal); ok {
-		caught.CompareAndSwap(0, int32(n))
-	}
-}
-
-// interruptedError is how a command that finished its own graceful stop
-// after a signal ends: Main prints "<cmd>: interrupted by <SIG>" and exits
-// 128+signal.
-func interruptedError() error { return context.Canceled }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,13 +11,17 @@ import (
 	"github.com/okstra/cockpit/runtime"
 )
 
-type eventsOptions struct {
-	run  runFlags
-	json jsonFlag
+// EventsOptions are the flags of `events`.
+type EventsOptions struct {
+	IO   *IOStreams
+	Ctx  context.Context
+	Run  runFlags
+	JSON bool
 }
 
-func newEventsCmd(io *streams) *cobra.Command {
-	opts := &eventsOptions{}
+// NewCmdEvents parses `events`; runF (eventsRun when nil) does it.
+func NewCmdEvents(f *Factory, runF func(*EventsOptions) error) *cobra.Command {
+	opts := &EventsOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "events [--json]",
 		Short: "Stream the cockpit's events: panes opened and closed, dispatch status, checkpoints, gates",
@@ -25,42 +30,55 @@ interrupted or the cockpit exits: one JSON object per line with --json
 ({"event": "...", "data": {...}}), a readable line otherwise. See docs/PROTOCOL.md.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			run, err := opts.run.load()
-			if err != nil {
-				return err
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
 			}
-			ctx, cancel := interruptible()
-			defer cancel()
-			cl, err := runtime.DialRun(ctx, run, "cockpit events")
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			if err := cl.Subscribe(ctx); err != nil {
-				return err
-			}
-			for {
-				select {
-				case ev, ok := <-cl.Events():
-					if !ok {
-						return nil
-					}
-					if opts.json.on {
-						if err := writeJSONCompact(io, ev); err != nil {
-							return err
-						}
-						continue
-					}
-					fmt.Fprintln(io.Out, eventLine(ev))
-				case <-ctx.Done():
-					return nil
-				}
-			}
+			return eventsRun(opts)
 		},
 	}
-	opts.run.add(cmd)
-	opts.json.add(cmd)
+	opts.Run.add(f, cmd)
+	addJSONFlag(cmd, &opts.JSON)
 	return cmd
+}
+
+// eventsRun prints the cockpit's events until the cockpit goes or a signal
+// comes: both are its normal end (exit 0).
+func eventsRun(o *EventsOptions) error {
+	run, err := o.Run.load()
+	if err != nil {
+		return err
+	}
+	cl, err := runtime.DialRun(o.Ctx, run, "cockpit events")
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if err := cl.Subscribe(o.Ctx); err != nil {
+		return err
+	}
+	for {
+		select {
+		case ev, ok := <-cl.Events():
+			if !ok {
+				return nil
+			}
+			if err := printEvent(o.IO, o.JSON, ev); err != nil {
+				return err
+			}
+		case <-o.Ctx.Done():
+			return nil
+		}
+	}
+}
+
+// printEvent prints one event: a JSON line with asJSON, else eventLine.
+func printEvent(io *IOStreams, asJSON bool, ev runtime.EventMessage) error {
+	if asJSON {
+		return writeJSONLine(io.Out, ev)
+	}
+	_, err := fmt.Fprintln(io.Out, eventLine(ev))
+	return err
 }
 
 // eventLine renders an event for people: the name and its fields.

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,23 +12,53 @@ import (
 	"github.com/okstra/cockpit/state/approval"
 )
 
-type gateOptions struct {
-	run        runFlags
-	ledger     string
-	id         string
-	report     string
-	reasonHint string
-	json       jsonFlag // gate commands always print JSON; --json is accepted
+// GateOptions are the flags of `gate ask` and `gate report-authoring`.
+type GateOptions struct {
+	IO         *IOStreams
+	Ctx        context.Context
+	Run        runFlags
+	Ledger     string // ask only
+	ID         string // ask only
+	Report     string
+	ReasonHint string // report-authoring only
+	JSON       bool   // gate commands always print JSON; --json is accepted
 }
 
-func newGateCmd(io *streams) *cobra.Command {
+// NewCmdGate is the gate group.
+func NewCmdGate(f *Factory) *cobra.Command {
 	gate := &cobra.Command{
 		Use:   "gate",
 		Short: "Ask the human a question in the cockpit and wait for the answer",
 		Args:  noArgs,
 	}
-	ask := &gateOptions{}
-	askCmd := &cobra.Command{
+	gate.AddCommand(NewCmdGateAsk(f, nil), NewCmdGateReportAuthoring(f, nil))
+	return gate
+}
+
+// newGateCmd is the shape both gates share.
+func newGateCmd(f *Factory, cmd *cobra.Command, reportUsage string, validate func(*GateOptions) error, runF func(*GateOptions) error) (*cobra.Command, *GateOptions) {
+	opts := &GateOptions{IO: f.IO}
+	cmd.Args = noArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := validate(opts); err != nil {
+			return err
+		}
+		opts.Ctx = cmd.Context()
+		return runF(opts)
+	}
+	opts.Run.add(f, cmd)
+	cmd.Flags().StringVar(&opts.Report, "report", "", reportUsage)
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd, opts
+}
+
+// NewCmdGateAsk parses and checks `gate ask`; runF (gateAskRun when nil)
+// does it.
+func NewCmdGateAsk(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = gateAskRun
+	}
+	cmd, opts := newGateCmd(f, &cobra.Command{
 		Use:   "ask --ledger <path> --clarification-id <C-NNN> [--report <path>]",
 		Short: "Show an approval-decision row to the human in the cockpit; print the answer as JSON",
 		Long: `gate ask is the lead's way to ask the human. It first reclaims the finished
@@ -38,17 +68,24 @@ row's question with every option in the cockpit and blocks until the human
 answers there. The answer goes into the report's user-response sidecar and is
 printed as JSON. With no cockpit listening it says so and fails — unless stdin
 is a terminal, where it asks on the terminal instead.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return gateAskRun(io, ask) },
-	}
-	ask.run.add(askCmd)
-	askCmd.Flags().StringVar(&ask.ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")
-	askCmd.Flags().StringVar(&ask.id, "clarification-id", "", "the open row to ask, C-NNN")
-	askCmd.Flags().StringVar(&ask.report, "report", "", "the report the answer belongs to (default: the run's final report path)")
-	ask.json.add(askCmd)
+	}, "the report the answer belongs to (default: the run's final report path)", func(o *GateOptions) error {
+		if o.ID == "" {
+			return &usageError{fmt.Errorf("--clarification-id is required")}
+		}
+		return nil
+	}, runF)
+	cmd.Flags().StringVar(&opts.Ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")
+	cmd.Flags().StringVar(&opts.ID, "clarification-id", "", "the open row to ask, C-NNN")
+	return cmd
+}
 
-	ra := &gateOptions{}
-	raCmd := &cobra.Command{
+// NewCmdGateReportAuthoring parses `gate report-authoring`; runF
+// (gateReportAuthoringRun when nil) does it.
+func NewCmdGateReportAuthoring(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = gateReportAuthoringRun
+	}
+	cmd, opts := newGateCmd(f, &cobra.Command{
 		Use:   "report-authoring --reason-hint <text> [--report <path>]",
 		Short: "Ask the human whether the lead may author the final report itself",
 		Long: `gate report-authoring asks the human — never the lead — whether the lead may
@@ -56,15 +93,9 @@ write the final report itself (the report-writer path failed). The human
 approves or denies in the cockpit and must give a Reason either way; the answer
 is written as the sidecar's ## REPORT AUTHORING section and printed as JSON.
 There is no terminal fallback: only the human at the cockpit can grant it.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return gateAuthoringRun(io, ra) },
-	}
-	ra.run.add(raCmd)
-	raCmd.Flags().StringVar(&ra.reasonHint, "reason-hint", "", "why the lead asks (e.g. the report-writer dispatch's failure)")
-	raCmd.Flags().StringVar(&ra.report, "report", "", "the report (default: the run's final report path)")
-	ra.json.add(raCmd)
-	gate.AddCommand(askCmd, raCmd)
-	return gate
+	}, "the report (default: the run's final report path)", func(*GateOptions) error { return nil }, runF)
+	cmd.Flags().StringVar(&opts.ReasonHint, "reason-hint", "", "why the lead asks (e.g. the report-writer dispatch's failure)")
+	return cmd
 }
 
 func gateReport(run *state.Run, flag string) (string, error) {
@@ -74,15 +105,12 @@ func gateReport(run *state.Run, flag string) (string, error) {
 	return run.Root.Resolve(flag, "--report")
 }
 
-func gateAskRun(io *streams, o *gateOptions) error {
-	if o.id == "" {
-		return &usageError{fmt.Errorf("--clarification-id is required")}
-	}
-	run, err := o.run.load()
+func gateAskRun(o *GateOptions) error {
+	run, err := o.Run.load()
 	if err != nil {
 		return err
 	}
-	ledger := o.ledger
+	ledger := o.Ledger
 	if ledger == "" {
 		ledger = run.Manifest.ApprovalDecisionsPath
 	}
@@ -97,44 +125,42 @@ func gateAskRun(io *streams, o *gateOptions) error {
 	if err != nil {
 		return err
 	}
-	row, err := approval.RowForGate(l, ledger, o.id)
+	row, err := approval.RowForGate(l, ledger, o.ID)
 	if err != nil {
 		return err
 	}
-	report, err := gateReport(run, o.report)
+	report, err := gateReport(run, o.Report)
 	if err != nil {
 		return err
 	}
 	req := runtime.GateRequest{Run: run, Gate: runtime.GateFromRow(*row), Report: report}
-	if f, ok := io.In.(*os.File); ok && isTerminal(f) {
-		req.Fallback = &runtime.TerminalPrompt{In: io.In, Out: io.Err}
+	if o.IO.IsStdinTTY() {
+		req.Fallback = &runtime.TerminalPrompt{In: o.IO.In, Out: o.IO.Err}
 	}
-	return runGate(io, req)
+	return askGate(o, req)
 }
 
-func gateAuthoringRun(io *streams, o *gateOptions) error {
-	run, err := o.run.load()
+func gateReportAuthoringRun(o *GateOptions) error {
+	run, err := o.Run.load()
 	if err != nil {
 		return err
 	}
-	report, err := gateReport(run, o.report)
+	report, err := gateReport(run, o.Report)
 	if err != nil {
 		return err
 	}
 	g := runtime.Gate{
 		ID: runtime.GateReportAuthoring, Kind: runtime.GateReportAuthoring,
 		Statement:  "The lead asks to write the final report itself instead of the report writer. Approve or deny, and give the reason the report will carry.",
-		ReasonHint: strings.TrimSpace(o.reasonHint),
+		ReasonHint: strings.TrimSpace(o.ReasonHint),
 	}
-	return runGate(io, runtime.GateRequest{Run: run, Gate: g, Report: report})
+	return askGate(o, runtime.GateRequest{Run: run, Gate: g, Report: report})
 }
 
-func runGate(io *streams, req runtime.GateRequest) error {
-	ctx, cancel := interruptible()
-	defer cancel()
-	res, err := runtime.AskGate(ctx, req, func(line string) { fmt.Fprintln(io.Out, line) })
+func askGate(o *GateOptions, req runtime.GateRequest) error {
+	res, err := runtime.AskGate(o.Ctx, req, func(line string) { fmt.Fprintln(o.IO.Out, line) })
 	if err != nil {
 		return err
 	}
-	return writeJSON(io.Out, res)
+	return writeJSON(o.IO.Out, res)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -11,17 +12,22 @@ import (
 	"github.com/okstra/cockpit/state"
 )
 
-type livenessOptions struct {
-	run        runFlags
-	teamState  string
-	dispatchID string
-	wait       bool
-	timeout    time.Duration
-	json       jsonFlag
+// LivenessOptions are the flags of `worker-liveness`.
+type LivenessOptions struct {
+	IO         *IOStreams
+	Ctx        context.Context
+	Run        runFlags
+	TeamState  string
+	DispatchID string
+	Wait       bool
+	Timeout    time.Duration
+	JSON       bool
 }
 
-func newWorkerLivenessCmd(io *streams) *cobra.Command {
-	opts := &livenessOptions{}
+// NewCmdWorkerLiveness parses and checks `worker-liveness`; runF
+// (workerLivenessRun when nil) does it.
+func NewCmdWorkerLiveness(f *Factory, runF func(*LivenessOptions) error) *cobra.Command {
+	opts := &LivenessOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "worker-liveness --dispatch-id <id> [--wait]",
 		Short: "Tell whether a dispatched worker is alive, done or dead",
@@ -31,47 +37,49 @@ process is gone, alive otherwise. With --wait it blocks until done or dead.
 The team-state comes from --run-manifest, or directly from --team-state.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return livenessRun(io, opts)
+			if opts.DispatchID == "" {
+				return &usageError{fmt.Errorf("--dispatch-id is required")}
+			}
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return workerLivenessRun(opts)
 		},
 	}
-	opts.run.add(cmd)
-	cmd.Flags().StringVar(&opts.teamState, "team-state", "", "the team-state file (instead of --run-manifest)")
-	cmd.Flags().StringVar(&opts.dispatchID, "dispatch-id", "", "the dispatch to probe (e.g. dispatch-002)")
-	cmd.Flags().BoolVar(&opts.wait, "wait", false, "block until the worker is done or dead")
-	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "with --wait, give up after this long")
-	opts.json.add(cmd)
+	opts.Run.add(f, cmd)
+	cmd.Flags().StringVar(&opts.TeamState, "team-state", "", "the team-state file (instead of --run-manifest)")
+	cmd.Flags().StringVar(&opts.DispatchID, "dispatch-id", "", "the dispatch to probe (e.g. dispatch-002)")
+	cmd.Flags().BoolVar(&opts.Wait, "wait", false, "block until the worker is done or dead")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 0, "with --wait, give up after this long")
+	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
-func livenessRun(io *streams, o *livenessOptions) error {
-	if o.dispatchID == "" {
-		return &usageError{fmt.Errorf("--dispatch-id is required")}
-	}
+func workerLivenessRun(o *LivenessOptions) error {
 	var root state.Root
 	var tsPath, display string
-	if o.teamState != "" {
-		r, err := state.OpenRoot(o.run.ProjectRoot)
+	if o.TeamState != "" {
+		r, err := state.OpenRoot(o.Run.ProjectRoot)
 		if err != nil {
 			return err
 		}
-		p, err := r.Resolve(o.teamState, "--team-state")
+		p, err := r.Resolve(o.TeamState, "--team-state")
 		if err != nil {
 			return err
 		}
-		root, tsPath, display = r, p, o.teamState
+		root, tsPath, display = r, p, o.TeamState
 	} else {
-		run, err := o.run.load()
+		run, err := o.Run.load()
 		if err != nil {
 			return err
 		}
 		root, tsPath, display = run.Root, run.TeamStatePath, run.Manifest.TeamStatePath
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	rep, err := runtime.Liveness(ctx, root, tsPath, display, o.dispatchID, o.wait, o.timeout)
+	rep, err := runtime.Liveness(o.Ctx, root, tsPath, display, o.DispatchID, o.Wait, o.Timeout)
 	if rep != nil {
-		if o.json.on {
-			if werr := writeJSON(io.Out, rep); werr != nil {
+		if o.JSON {
+			if werr := writeJSON(o.IO.Out, rep); werr != nil {
 				return werr
 			}
 		} else {
@@ -79,11 +87,11 @@ func livenessRun(io *streams, o *livenessOptions) error {
 			if rep.Reason != "" {
 				line += ": " + rep.Reason
 			}
-			fmt.Fprintln(io.Out, line)
+			fmt.Fprintln(o.IO.Out, line)
 		}
 	}
 	if errors.Is(err, runtime.ErrAwaitTimeout) {
-		return &codedError{code: 3, err: fmt.Errorf("%s still alive after %s", o.dispatchID, o.timeout)}
+		return &codedError{code: 3, err: fmt.Errorf("%s still alive after %s", o.DispatchID, o.Timeout)}
 	}
 	return err
 }

@@ -14,28 +14,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+	"go.uber.org/goleak"
+
 	"github.com/okstra/cockpit/internal/fixture"
 )
 
-// cockpitBin is the binary under test, built once by TestMain.
+// cockpitBin is the cockpit under test: this test binary, which
+// testscript.Main puts on PATH as "cockpit" and which, started under that
+// name (or as "okstra", through the shim the cockpit makes), runs the real
+// main. No go build: the tests run the code they were compiled with.
 var cockpitBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cockpit-bin-")
+	if isOkstraName(os.Args[0]) { // the okstra shim is a symlink to cockpitBin
+		main()
+	}
+	testscript.Main(setupM{m}, map[string]func(){"cockpit": main})
+}
+
+// setupM finds the cockpit testscript.Main installed before the tests run;
+// after them it removes the fake providers and fails the run if a
+// goroutine outlived the tests (Main in process, the engine's helpers).
+type setupM struct{ m *testing.M }
+
+func (s setupM) Run() int {
+	p, err := exec.LookPath("cockpit")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		fmt.Fprintln(os.Stderr, "find the cockpit testscript installed:", err)
+		return 1
 	}
-	cockpitBin = filepath.Join(dir, "cockpit")
-	build := exec.Command("go", "build", "-o", cockpitBin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build cockpit: %v\n%s", err, out)
-		os.Exit(1)
+	cockpitBin = p
+	defer fixture.Cleanup()
+	code := s.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak: goroutines outlived the tests:", err)
+			return 1
+		}
 	}
-	code := m.Run()
-	fixture.Cleanup()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 type result struct {
@@ -175,16 +193,27 @@ func ledgerLines(t *testing.T, root string) []string {
 	return lines
 }
 
-// waitFor polls cond until it holds or the deadline passes. Tests use it
-// only to wait for another process's effect, never to pace the code under
-// test.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
+// pollEvery is how often poll looks again.
+const pollEvery = 20 * time.Millisecond
+
+// poll looks at cond until it holds (true) or d passes (false): the one
+// wait-until of these tests. They use it only to wait for another
+// process's effect, never to pace the code under test.
+func poll(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollEvery)
+	}
+	return true
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	if !poll(d, cond) {
+		t.Fatalf("timed out after %s waiting for %s", d, what)
 	}
 }

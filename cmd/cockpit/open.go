@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -14,13 +12,19 @@ import (
 	"github.com/okstra/cockpit/tui"
 )
 
-type openOptions struct {
-	run    runFlags
-	prefix string
+// OpenOptions are the flags of `open`.
+type OpenOptions struct {
+	IO     *IOStreams
+	Ctx    context.Context
+	Run    runFlags
+	Prefix string
+	Lead   []string // the lead command after --lead --; $SHELL when empty
+	Shell  string   // $SHELL, or /bin/sh
 }
 
-func newOpenCmd(io *streams) *cobra.Command {
-	opts := &openOptions{}
+// NewCmdOpen parses and checks `open`; runF (openRun when nil) does it.
+func NewCmdOpen(f *Factory, runF func(*OpenOptions) error) *cobra.Command {
+	opts := &OpenOptions{IO: f.IO, Shell: f.envOr("SHELL", "/bin/sh")}
 	cmd := &cobra.Command{
 		Use:   "open --project-root <dir> --run-manifest <path> [--lead -- <cmd>...]",
 		Short: "Open the cockpit screen for a run: the lead pane, worker panes, live counts, gates",
@@ -37,29 +41,26 @@ $SHELL. Dispatches still running from an earlier session are shown as
 			if (dash < 0 && len(args) > 0) || dash > 0 {
 				return &usageError{fmt.Errorf("unexpected argument %q; put the lead command after --lead --", args[0])}
 			}
-			return openRun(io, opts, args)
+			opts.Ctx, opts.Lead = cmd.Context(), args
+			if len(opts.Lead) == 0 {
+				opts.Lead = []string{opts.Shell}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return openRun(opts)
 		},
 	}
-	opts.run.add(cmd)
+	opts.Run.add(f, cmd)
 	cmd.Flags().Bool("lead", false, "the lead command follows after --")
-	cmd.Flags().StringVar(&opts.prefix, "prefix", envOr("COCKPIT_PREFIX", tui.DefaultPrefix), "the key that leaves a pane, tmux-style (default $COCKPIT_PREFIX or ctrl+b)")
+	cmd.Flags().StringVar(&opts.Prefix, "prefix", f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix), "the key that leaves a pane, tmux-style (default $COCKPIT_PREFIX or ctrl+b)")
 	return cmd
 }
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func openRun(io *streams, o *openOptions, lead []string) error {
-	run, err := o.run.load()
+func openRun(o *OpenOptions) error {
+	run, err := o.Run.load()
 	if err != nil {
 		return err
-	}
-	if len(lead) == 0 {
-		lead = []string{envOr("SHELL", "/bin/sh")}
 	}
 	self, err := selfPath()
 	if err != nil {
@@ -70,18 +71,20 @@ func openRun(io *streams, o *openOptions, lead []string) error {
 		return err
 	}
 	defer removeShim()
-	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: lead, LeadPath: []string{shim}})
+	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: o.Lead, LeadPath: []string{shim}})
 	if err != nil {
 		return err
 	}
-	return runScreen(cp, o.prefix)
+	return runScreen(o.Ctx, cp, o.Prefix)
 }
 
 // runScreen runs the screen on a started cockpit until the human quits or
-// the process is told to stop, then closes the cockpit (every pane gets its
-// hang-up; the workers write terminal sidecars) .
-func runScreen(cp *runtime.Cockpit, prefix string) error {
-	ctx, cancel := context.WithCancel(context.Background())
+// a signal ends ctx (through tea.WithContext: the program stops and gives
+// the terminal back), then closes the cockpit (every pane gets its hang-up;
+// the workers write terminal sidecars). A signal is the screen's normal
+// end, as quitting is: exit 0.
+func runScreen(ctx context.Context, cp *runtime.Cockpit, prefix string) error {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	app := tui.New(tui.Config{
 		Manager:  cp.Manager(),
@@ -94,23 +97,17 @@ func runScreen(cp *runtime.Cockpit, prefix string) error {
 			AnswerGate: cp.AnswerGate,
 		},
 	})
-	prog := tea.NewProgram(app, tui.ProgramOptions()...)
+	prog := tea.NewProgram(app, append(tui.ProgramOptions(), tea.WithContext(ctx))...)
 	events, stop := cp.Subscribe()
 	go func() {
 		for ev := range events {
 			prog.Send(ev)
 		}
 	}()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		if _, ok := <-sigs; ok {
-			prog.Quit()
-		}
-	}()
 	_, runErr := prog.Run()
-	signal.Stop(sigs)
-	close(sigs)
+	if errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil {
+		runErr = nil // stopped by a signal
+	}
 	app.Stop()
 	stop()
 	if err := cp.Close(); err != nil && runErr == nil {

@@ -9,46 +9,63 @@ import (
 	"github.com/okstra/cockpit/runtime"
 )
 
-type progressOptions struct {
-	run    runFlags
-	phase  string
-	worker string
+// LeadProgressOptions are the flags of `lead-progress append`.
+type LeadProgressOptions struct {
+	IO     *IOStreams
+	Run    runFlags
+	Phase  string
+	Worker string
+	Fields [][2]string // --field NAME=VALUE, parsed, in order
+	Detail string
+	JSON   bool // it always prints {"progressLine": ...}; --json is accepted and prints the same
+
 	fields []string
-	detail string
-	json   jsonFlag
 }
 
-func newLeadProgressCmd(io *streams) *cobra.Command {
+// NewCmdLeadProgress is the lead-progress group.
+func NewCmdLeadProgress(f *Factory) *cobra.Command {
 	lp := &cobra.Command{
 		Use:   "lead-progress",
 		Short: "Record lead checkpoints in the run's lead-events ledger",
 		Args:  noArgs,
 	}
-	opts := &progressOptions{}
-	appendCmd := &cobra.Command{
+	lp.AddCommand(NewCmdLeadProgressAppend(f, nil))
+	return lp
+}
+
+// NewCmdLeadProgressAppend parses and checks `lead-progress append`; runF
+// (leadProgressAppendRun when nil) does it.
+func NewCmdLeadProgressAppend(f *Factory, runF func(*LeadProgressOptions) error) *cobra.Command {
+	opts := &LeadProgressOptions{IO: f.IO}
+	cmd := &cobra.Command{
 		Use:   "append --phase <phase-id> [--worker <role>] [--field K=V]... [--detail <text>]",
 		Short: "Append one checkpoint and print its PROGRESS line as {\"progressLine\": ...}",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return progressRun(io, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return leadProgressAppendRun(opts)
 		},
 	}
-	opts.run.add(appendCmd)
-	f := appendCmd.Flags()
-	f.StringVar(&opts.phase, "phase", "", "the checkpoint id (e.g. phase-4-dispatch)")
-	f.StringVar(&opts.worker, "worker", "", "the roster role (\"Codex worker\"; \"codex-worker\" is accepted)")
-	f.StringArrayVar(&opts.fields, "field", nil, "a NAME=VALUE token of the line, in order; repeatable")
-	f.StringVar(&opts.detail, "detail", "", "the verb phrase that ends the line")
-	opts.json.add(appendCmd) // it always prints {"progressLine": ...}; --json is accepted and prints the same
-	lp.AddCommand(appendCmd)
-	return lp
+	opts.Run.add(f, cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Phase, "phase", "", "the checkpoint id (e.g. phase-4-dispatch)")
+	fl.StringVar(&opts.Worker, "worker", "", "the roster role (\"Codex worker\"; \"codex-worker\" is accepted)")
+	fl.StringArrayVar(&opts.fields, "field", nil, "a NAME=VALUE token of the line, in order; repeatable")
+	fl.StringVar(&opts.Detail, "detail", "", "the verb phrase that ends the line")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
 }
 
-func progressRun(io *streams, o *progressOptions) error {
-	if o.phase == "" {
+func (o *LeadProgressOptions) validate() error {
+	if o.Phase == "" {
 		return &usageError{fmt.Errorf("--phase is required")}
 	}
-	var fields [][2]string
+	o.Fields = nil
 	for _, kv := range o.fields {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
@@ -57,21 +74,25 @@ func progressRun(io *streams, o *progressOptions) error {
 		if strings.ContainsAny(v, "\r\n") {
 			return &usageError{fmt.Errorf("--field %s: the value must be one line", k)}
 		}
-		fields = append(fields, [2]string{k, v})
+		o.Fields = append(o.Fields, [2]string{k, v})
 	}
-	if strings.ContainsAny(o.detail, "\r\n") {
+	if strings.ContainsAny(o.Detail, "\r\n") {
 		return &usageError{fmt.Errorf("--detail must be one line")}
 	}
-	if strings.ContainsAny(o.worker, "\r\n") {
+	if strings.ContainsAny(o.Worker, "\r\n") {
 		return &usageError{fmt.Errorf("--worker must be one line")}
 	}
-	run, err := o.run.load()
+	return nil
+}
+
+func leadProgressAppendRun(o *LeadProgressOptions) error {
+	run, err := o.Run.load()
 	if err != nil {
 		return err
 	}
-	line, err := runtime.AppendProgress(run, o.phase, o.worker, fields, o.detail)
+	line, err := runtime.AppendProgress(run, o.Phase, o.Worker, o.Fields, o.Detail)
 	if err != nil {
 		return err
 	}
-	return writeJSONCompact(io, map[string]string{"progressLine": line})
+	return writeJSONLine(o.IO.Out, map[string]string{"progressLine": line})
 }

@@ -11,15 +11,21 @@ import (
 	"github.com/okstra/cockpit/panes/vt"
 )
 
-type replayOptions struct {
-	size       string
-	ansi       bool
-	scrollback bool
-	stats      bool
+// ReplayOptions are the flags of `replay`.
+type ReplayOptions struct {
+	IO         *IOStreams
+	File       string
+	Size       string
+	Cols, Rows int // --size, parsed
+	ANSI       bool
+	Scrollback bool
+	Stats      bool
 }
 
-func newReplayCmd(io *streams) *cobra.Command {
-	opts := &replayOptions{}
+// NewCmdReplay parses and checks `replay`; runF (replayRun when nil) does
+// it.
+func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "replay <file> [--size 200x50] [--ansi] [--scrollback] [--stats]",
 		Short: "Print the screen a pane would show after a byte stream (e.g. a worker's <prompt>.log)",
@@ -34,30 +40,38 @@ scrolled off first, --stats adds bytes, seconds and MB/s of the emulator alone.`
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cols, rows, err := parseSize(opts.size)
-			if err != nil {
+			var err error
+			if opts.Cols, opts.Rows, err = parseSize(opts.Size); err != nil {
 				return err
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err // *PathError names the file and the reason
+			opts.File = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			defer f.Close()
-			st, err := vt.Replay(io.Out, f, vt.ReplayOptions{Cols: cols, Rows: rows, ANSI: opts.ansi, Scrollback: opts.scrollback})
-			if err != nil {
-				return err
-			}
-			if opts.stats {
-				fmt.Fprintf(io.Err, "%d bytes in %.3f s: %.1f MB/s (emulator only)\n", st.Bytes, st.Seconds, st.MBps)
-			}
-			return nil
+			return replayRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.size, "size", "200x50", "screen size as COLSxROWS")
-	cmd.Flags().BoolVar(&opts.ansi, "ansi", false, "keep colours and styles")
-	cmd.Flags().BoolVar(&opts.scrollback, "scrollback", false, "print the scrollback before the screen")
-	cmd.Flags().BoolVar(&opts.stats, "stats", false, "print bytes, seconds and MB/s of the emulator on stderr")
+	cmd.Flags().StringVar(&opts.Size, "size", "200x50", "screen size as COLSxROWS")
+	cmd.Flags().BoolVar(&opts.ANSI, "ansi", false, "keep colours and styles")
+	cmd.Flags().BoolVar(&opts.Scrollback, "scrollback", false, "print the scrollback before the screen")
+	cmd.Flags().BoolVar(&opts.Stats, "stats", false, "print bytes, seconds and MB/s of the emulator on stderr")
 	return cmd
+}
+
+func replayRun(o *ReplayOptions) error {
+	f, err := os.Open(o.File)
+	if err != nil {
+		return err // *PathError names the file and the reason
+	}
+	defer f.Close()
+	st, err := vt.Replay(o.IO.Out, f, vt.ReplayOptions{Cols: o.Cols, Rows: o.Rows, ANSI: o.ANSI, Scrollback: o.Scrollback})
+	if err != nil {
+		return err
+	}
+	if o.Stats {
+		fmt.Fprintf(o.IO.Err, "%d bytes in %.3f s: %.1f MB/s (emulator only)\n", st.Bytes, st.Seconds, st.MBps)
+	}
+	return nil
 }
 
 // parseSize reads COLSxROWS.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -40,12 +39,11 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// streams are the command's standard streams, swapped for buffers in tests.
-type streams struct {
-	In  io.Reader
-	Out io.Writer
-	Err io.Writer
-}
+// annotationOwnSignals marks a command that handles SIGINT, SIGTERM and
+// SIGHUP itself (the worker wrapper and the sim provider: their signal
+// contract is okstra's provider-exec). Main makes no signal context for it,
+// so a signal keeps reaching only the command's own handlers.
+const annotationOwnSignals = "cockpit/own-signals"
 
 // Main runs the cockpit with args and returns its exit status. Errors are
 // printed once, as "cockpit <cmd>: <reason>".
@@ -56,10 +54,14 @@ func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
 // mainAs runs the command tree under the program name prog: "cockpit", or
 // "okstra" when the okstra shim routes one of the commands the cockpit owns
 // (okstra.go). Errors are printed once, as "<prog> <cmd>: <reason>".
+//
+// It makes the process's one signal context (signalContext) and runs the
+// command with it: every command reads cmd.Context(). A command ended by a
+// signal returns context.Canceled; Main turns that into exit 128+signal
+// and "<cmd>: interrupted by <SIG>".
 func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitCode {
-	caught.Store(0)
-	io := &streams{In: in, Out: out, Err: errw}
-	root := newRootCmd(io)
+	f := newFactory(in, out, errw)
+	root := newRootCmd(f)
 	root.Use = prog
 	root.InitDefaultCompletionCmd()
 	strictGroups(root)
@@ -67,7 +69,20 @@ func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitC
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errw)
-	cmd, err := root.ExecuteC()
+	ctx := context.Background()
+	if target, _, err := root.Find(args); err != nil || target.Annotations[annotationOwnSignals] == "" {
+		var stop func()
+		ctx, stop = signalContext(ctx)
+		defer stop()
+	}
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitFor(ctx, prog, cmd, err, errw)
+}
+
+// exitFor prints err once, as "<cmd>: <reason>", and maps it to the exit
+// status: the one table of error kinds to codes (ok, error, usage,
+// cancelled or signalled, a command's own code).
+func exitFor(ctx context.Context, prog string, cmd *cobra.Command, err error, errw io.Writer) ExitCode {
 	if err == nil {
 		return exitOK
 	}
@@ -79,7 +94,7 @@ func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitC
 		}
 	}
 	if errors.Is(err, context.Canceled) {
-		if sig := syscall.Signal(caught.Load()); sig != 0 {
+		if sig := signalOf(ctx); sig != 0 {
 			fmt.Fprintf(errw, "%s: interrupted by %s\n", name, unix.SignalName(sig))
 			return ExitCode(128 + int(sig))
 		}
@@ -135,7 +150,7 @@ func strictGroups(c *cobra.Command) {
 	}
 }
 
-func newRootCmd(io *streams) *cobra.Command {
+func newRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cockpit",
 		Short:         "A terminal cockpit for okstra multi-agent runs",
@@ -147,20 +162,20 @@ func newRootCmd(io *streams) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
-		newLeadProgressCmd(io),
-		newWorkerDispatchCmd(io),
-		newTeamCmd(io),
-		newWorkerLivenessCmd(io),
-		newWorkerCmd(io),
-		newEventsCmd(io),
-		newReplayCmd(io),
-		newDemoCmd(io),
-		newServeCmd(io),
-		newOpenCmd(io),
-		newApprovalDecisionCmd(io),
-		newUserResponseCmd(io),
-		newWizardCmd(io),
-		newGateCmd(io),
+		NewCmdLeadProgress(f),
+		NewCmdWorkerDispatch(f, nil),
+		NewCmdTeam(f),
+		NewCmdWorkerLiveness(f, nil),
+		NewCmdWorker(f),
+		NewCmdEvents(f, nil),
+		NewCmdReplay(f, nil),
+		NewCmdDemo(f, nil),
+		NewCmdServe(f, nil),
+		NewCmdOpen(f, nil),
+		NewCmdApprovalDecision(f),
+		NewCmdUserResponse(f),
+		NewCmdWizard(f, nil),
+		NewCmdGate(f),
 	)
 	return root
 }

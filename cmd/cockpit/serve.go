@@ -1,23 +1,26 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime"
 )
 
-type serveOptions struct {
-	run  runFlags
-	json jsonFlag
+// ServeOptions are the flags of `serve`.
+type ServeOptions struct {
+	IO   *IOStreams
+	Ctx  context.Context
+	Run  runFlags
+	Lead []string // the lead command after --, if any
+	JSON bool
 }
 
-func newServeCmd(io *streams) *cobra.Command {
-	opts := &serveOptions{}
+// NewCmdServe parses `serve`; runF (serveRun when nil) does it.
+func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "serve [--json] [-- <lead command>...]",
 		Short: "Run the cockpit engine without a screen: panes, control socket, events on stdout",
@@ -28,55 +31,67 @@ SIGTERM or SIGINT, when it closes every pane — the workers write terminal
 sidecars — and settles the run. Use it where no terminal is at hand (CI,
 scripts); "cockpit open" is the same engine with the screen.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, err := opts.run.load()
-			if err != nil {
-				return err
+			opts.Ctx, opts.Lead = cmd.Context(), args
+			if runF != nil {
+				return runF(opts)
 			}
-			self, err := selfPath()
-			if err != nil {
-				return err
-			}
-			cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: args}
-			if len(args) > 0 {
-				shim, removeShim, err := okstraShim(self)
-				if err != nil {
-					return err
-				}
-				defer removeShim()
-				cfg.LeadPath = []string{shim}
-			}
-			cp, err := runtime.StartCockpit(cfg)
-			if err != nil {
-				return err
-			}
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-			defer signal.Stop(sigs)
-			events, stop := cp.Subscribe()
-			defer stop()
-			fmt.Fprintf(io.Err, "cockpit serve: serving %s at %s\n", run.Manifest.Display, cp.SocketPath())
-			var prev *runtime.RunView
-			for {
-				select {
-				case ev := <-events:
-					for _, m := range runtime.WireEvents(prev, ev) {
-						if opts.json.on {
-							_ = writeJSONCompact(io, m)
-						} else {
-							fmt.Fprintln(io.Out, eventLine(m))
-						}
-					}
-					if vu, ok := ev.(runtime.ViewUpdated); ok {
-						v := vu.View
-						prev = &v
-					}
-				case <-sigs:
-					return cp.Close()
-				}
-			}
+			return serveRun(opts)
 		},
 	}
-	opts.run.add(cmd)
-	opts.json.add(cmd)
+	opts.Run.add(f, cmd)
+	addJSONFlag(cmd, &opts.JSON)
 	return cmd
+}
+
+// serveRun runs the engine until a signal, its normal end: it closes the
+// cockpit (every pane gets its hang-up) and exits 0.
+func serveRun(o *ServeOptions) error {
+	run, err := o.Run.load()
+	if err != nil {
+		return err
+	}
+	self, err := selfPath()
+	if err != nil {
+		return err
+	}
+	cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: o.Lead}
+	if len(o.Lead) > 0 {
+		shim, removeShim, err := okstraShim(self)
+		if err != nil {
+			return err
+		}
+		defer removeShim()
+		cfg.LeadPath = []string{shim}
+	}
+	cp, err := runtime.StartCockpit(cfg)
+	if err != nil {
+		return err
+	}
+	events, stop := cp.Subscribe()
+	defer stop()
+	fmt.Fprintf(o.IO.Err, "cockpit serve: serving %s at %s\n", run.Manifest.Display, cp.SocketPath())
+	var wire wireEvents
+	for {
+		select {
+		case ev := <-events:
+			for _, m := range wire.next(ev) {
+				_ = printEvent(o.IO, o.JSON, m)
+			}
+		case <-o.Ctx.Done():
+			return cp.Close()
+		}
+	}
+}
+
+// wireEvents turns the engine's events into the wire's messages
+// (runtime.WireEvents), keeping the last view to tell what changed.
+type wireEvents struct{ prev *runtime.RunView }
+
+func (w *wireEvents) next(ev any) []runtime.EventMessage {
+	msgs := runtime.WireEvents(w.prev, ev)
+	if vu, ok := ev.(runtime.ViewUpdated); ok {
+		v := vu.View
+		w.prev = &v
+	}
+	return msgs
 }

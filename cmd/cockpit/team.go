@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -11,20 +12,24 @@ import (
 	"github.com/okstra/cockpit/state"
 )
 
-func newTeamCmd(io *streams) *cobra.Command {
+// NewCmdTeam is the team group.
+func NewCmdTeam(f *Factory) *cobra.Command {
 	team := &cobra.Command{
 		Use:   "team",
 		Short: "Dispatch, await, reclaim and tear down a run's workers",
 		Args:  noArgs,
 	}
-	team.AddCommand(newTeamDispatchCmd(io), newTeamAwaitCmd(io), newTeamReclaimCmd(io), newTeamTeardownCmd(io))
+	team.AddCommand(NewCmdTeamDispatch(f, nil), NewCmdTeamAwait(f, nil), NewCmdTeamReclaim(f, nil), NewCmdTeamTeardown(f, nil))
 	return team
 }
 
-type awaitOptions struct {
-	run     runFlags
-	timeout time.Duration
-	json    jsonFlag
+// AwaitOptions are the flags of `team await`.
+type AwaitOptions struct {
+	IO      *IOStreams
+	Ctx     context.Context
+	Run     runFlags
+	Timeout time.Duration
+	JSON    bool
 }
 
 // awaitOutput is team await's JSON.
@@ -36,8 +41,10 @@ type awaitOutput struct {
 	ProgressLines []string         `json:"progressLines"`
 }
 
-func newTeamAwaitCmd(io *streams) *cobra.Command {
-	opts := &awaitOptions{}
+// NewCmdTeamAwait parses and checks `team await`; runF (teamAwaitRun when
+// nil) does it.
+func NewCmdTeamAwait(f *Factory, runF func(*AwaitOptions) error) *cobra.Command {
+	opts := &AwaitOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "await [--timeout <d>]",
 		Short: "Wait until every dispatch of the run is terminal",
@@ -48,53 +55,147 @@ for each initial dispatch it settled. It records them in the ledger only on a
 pane run (terminalBackend cockpit-pane or cmux-pane), as the seeds say.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return awaitRun(io, opts)
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return teamAwaitRun(opts)
 		},
 	}
-	opts.run.add(cmd)
-	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "give up after this long (e.g. 30m); 0 waits forever")
-	opts.json.add(cmd)
+	opts.Run.add(f, cmd)
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 0, "give up after this long (e.g. 30m); 0 waits forever")
+	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
-func awaitRun(io *streams, o *awaitOptions) error {
-	run, err := o.run.load()
+func teamAwaitRun(o *AwaitOptions) error {
+	run, err := o.Run.load()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
-	res, err := runtime.Await(ctx, run, o.timeout)
+	res, err := runtime.Await(o.Ctx, run, o.Timeout)
 	if res != nil {
-		if o.json.on {
-			if werr := writeJSON(io.Out, awaitOutput{
+		if o.JSON {
+			if werr := writeJSON(o.IO.Out, awaitOutput{
 				Completed: res.Counts.Pending == 0, Pending: res.Counts.Pending, Done: res.Counts.Done,
-				Dispatches: nonNilDispatches(res.Dispatches), ProgressLines: nonNil(res.Lines),
+				Dispatches: nonNil(res.Dispatches), ProgressLines: nonNil(res.Lines),
 			}); werr != nil {
 				return werr
 			}
 		} else {
-			for _, d := range res.Dispatches {
-				line := fmt.Sprintf("%s\t%s\t%s", d.DispatchID, d.Role, d.Status)
-				if d.Reason != "" {
-					line += "\t" + d.Reason
-				}
-				fmt.Fprintln(io.Out, line)
-			}
-			for _, l := range res.Lines {
-				fmt.Fprintln(io.Out, l)
-			}
+			printDispatches(o.IO.Out, res.Dispatches, false, res.Lines)
 		}
 	}
 	if errors.Is(err, runtime.ErrAwaitTimeout) {
-		return &codedError{code: 3, err: fmt.Errorf("%d worker(s) still running after %s; run team await again, or worker-liveness to probe them", res.Counts.Pending, o.timeout)}
+		return &codedError{code: 3, err: fmt.Errorf("%d worker(s) still running after %s; run team await again, or worker-liveness to probe them", res.Counts.Pending, o.Timeout)}
 	}
 	return err
 }
 
-func nonNilDispatches(ds []state.Dispatch) []state.Dispatch {
-	if ds == nil {
-		return []state.Dispatch{}
+// PanesOptions are the flags of `team reclaim` and `team teardown`, the two
+// commands that close panes.
+type PanesOptions struct {
+	IO     *IOStreams
+	Ctx    context.Context
+	Run    runFlags
+	Gate   bool // reclaim only
+	DryRun bool
+	JSON   bool
+}
+
+// panesOutput is the JSON of reclaim and teardown: {"panes": [...]}, plus
+// the PROGRESS line the command printed, if any.
+type panesOutput struct {
+	Panes        []runtime.PaneRef `json:"panes"`
+	ProgressLine string            `json:"progressLine,omitempty"`
+}
+
+// newPanesCmd is the shape reclaim and teardown share.
+func newPanesCmd(f *Factory, cmd *cobra.Command, dryRunUsage string, runF func(*PanesOptions) error) (*cobra.Command, *PanesOptions) {
+	opts := &PanesOptions{IO: f.IO}
+	cmd.Args = noArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		opts.Ctx = cmd.Context()
+		return runF(opts)
 	}
-	return ds
+	opts.Run.add(f, cmd)
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, dryRunUsage)
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd, opts
+}
+
+// NewCmdTeamReclaim parses `team reclaim`; runF (teamReclaimRun when nil)
+// does it.
+func NewCmdTeamReclaim(f *Factory, runF func(*PanesOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = teamReclaimRun
+	}
+	cmd, opts := newPanesCmd(f, &cobra.Command{
+		Use:   "reclaim [--gate] [--dry-run] [--json]",
+		Short: "Close the panes of finished dispatches at a batch boundary",
+		Long: `team reclaim closes the panes of dispatches with a terminal status — only pane
+ids recorded in team-state, only panes still open; an in-progress worker keeps
+its pane whenever it is called. It records phase-batch-cleanup panes=<n> (n =
+panes it closed) and prints that line last. --gate (before a user gate) prints
+phase-gate-cleanup panes=<n> and records nothing. --dry-run closes nothing and
+prints "<paneId>\t<kind>" per pane it would close. A cli-wrapper run has no panes
+and is refused.`,
+	}, "close nothing; list the panes that would close", runF)
+	cmd.Flags().BoolVar(&opts.Gate, "gate", false, "before a user gate: print phase-gate-cleanup and record nothing")
+	return cmd
+}
+
+func teamReclaimRun(o *PanesOptions) error {
+	run, err := o.Run.load()
+	if err != nil {
+		return err
+	}
+	res, err := runtime.Reclaim(o.Ctx, run, runtime.ReclaimOptions{Gate: o.Gate, DryRun: o.DryRun})
+	if err != nil {
+		return err
+	}
+	return printPanes(o, res)
+}
+
+// NewCmdTeamTeardown parses `team teardown`; runF (teamTeardownRun when
+// nil) does it.
+func NewCmdTeamTeardown(f *Factory, runF func(*PanesOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = teamTeardownRun
+	}
+	cmd, _ := newPanesCmd(f, &cobra.Command{
+		Use:   "teardown [--dry-run] [--json]",
+		Short: "End of run: close every recorded pane and write off unfinished dispatches",
+		Long: `team teardown closes every pane recorded in team-state that is still open, and
+marks every dispatch that is not terminal "error" with the teardown reason.
+--dry-run lists the panes ("<paneId>\t<kind>") and changes nothing.`,
+	}, "change nothing; list the panes that would close", runF)
+	return cmd
+}
+
+func teamTeardownRun(o *PanesOptions) error {
+	run, err := o.Run.load()
+	if err != nil {
+		return err
+	}
+	res, err := runtime.Teardown(o.Ctx, run, o.DryRun)
+	if err != nil {
+		return err
+	}
+	return printPanes(o, res)
+}
+
+func printPanes(o *PanesOptions, res *runtime.ReclaimResult) error {
+	if o.JSON {
+		out := panesOutput{Panes: nonNil(res.Panes)}
+		if len(res.Lines) > 0 {
+			out.ProgressLine = res.Lines[len(res.Lines)-1]
+		}
+		return writeJSON(o.IO.Out, out)
+	}
+	for _, p := range res.Panes {
+		fmt.Fprintf(o.IO.Out, "%s\t%s\n", p.PaneID, p.Kind)
+	}
+	printLines(o.IO.Out, res.Lines)
+	return nil
 }

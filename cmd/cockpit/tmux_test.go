@@ -86,17 +86,11 @@ func (s *tmuxSession) screen() string {
 // screen after d.
 func (s *tmuxSession) waitScreen(what string, d time.Duration, cond func(string) bool) string {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		scr := s.screen()
-		if cond(scr) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("timed out after %s waiting for %s; screen:\n%s", d, what, scr)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var scr string
+	if !poll(d, func() bool { scr = s.screen(); return cond(scr) }) {
+		s.t.Fatalf("timed out after %s waiting for %s; screen:\n%s", d, what, scr)
 	}
+	return scr
 }
 
 func (s *tmuxSession) waitFor(text string, d time.Duration) string {
@@ -202,19 +196,16 @@ func TestDemoScreen(t *testing.T) {
 // An action that changes nothing gives up waiting for the change after 2s.
 func (s *tmuxSession) settle(before string) {
 	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
 	cur := s.screen()
-	for cur == before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		cur = s.screen()
-	}
-	for stable := 0; stable < 3; {
-		time.Sleep(40 * time.Millisecond)
+	poll(2*time.Second, func() bool { cur = s.screen(); return cur != before })
+	stable := 0
+	poll(time.Minute, func() bool {
 		next := s.screen()
 		if next == cur {
 			stable++
 		} else {
 			cur, stable = next, 0
 		}
-	}
+		return stable >= 6 // unchanged for about 120ms
+	})
 }

@@ -31,7 +31,7 @@ func groupsOf(c *cobra.Command) []*cobra.Command {
 // group (completion included) answers an unknown subcommand with cobra's
 // one line and exit 2, and prints its help with exit 0 when bare.
 func TestEveryGroupRefusesAnUnknownSubcommand(t *testing.T) {
-	root := newRootCmd(&streams{})
+	root := newRootCmd(testFactory(nil))
 	root.InitDefaultCompletionCmd()
 	groups := groupsOf(root)
 	var names []string
@@ -147,7 +147,7 @@ var notHeadless = []string{
 // TestEveryHeadlessCommandTakesJSON walks the command tree: every runnable
 // command but the listed few declares the one shared --json switch.
 func TestEveryHeadlessCommandTakesJSON(t *testing.T) {
-	root := newRootCmd(&streams{})
+	root := newRootCmd(testFactory(nil))
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	var walk func(c *cobra.Command)

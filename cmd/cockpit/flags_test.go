@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// testFactory is a Factory on buffers (never terminals) whose environment
+// is env alone.
+func testFactory(env map[string]string) *Factory {
+	return &Factory{
+		IO:     newIOStreams(&bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}),
+		Getenv: func(k string) string { return env[k] },
+	}
+}
+
+// parse runs cmd on args the way Main does (flag errors are usage errors)
+// and returns what it returned; runF has captured the options by then.
+func parse(t *testing.T, cmd *cobra.Command, args ...string) error {
+	t.Helper()
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(context.Background())
+}
+
+// isUsage reports whether err is a usage error (exit 2) whose text is want.
+func isUsage(err error, want string) bool {
+	var u *usageError
+	return errors.As(err, &u) && err.Error() == want
+}
+
+func TestFlagsLeadProgressAppend(t *testing.T) {
+	var got *LeadProgressOptions
+	runF := func(o *LeadProgressOptions) error { got = o; return nil }
+	f := testFactory(map[string]string{envProjectRoot: "/p", envRunManifest: "m.json"})
+	if err := parse(t, NewCmdLeadProgressAppend(f, runF), "--phase", "phase-5-poll", "--field", "pending=2", "--field", "done=1=x", "--worker", "Codex worker", "--detail", "d"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"pending", "2"}, {"done", "1=x"}}
+	if got.Phase != "phase-5-poll" || !reflect.DeepEqual(got.Fields, want) || got.Worker != "Codex worker" || got.Detail != "d" ||
+		got.Run.ProjectRoot != "/p" || got.Run.RunManifest != "m.json" {
+		t.Fatalf("options %+v", got)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--phase is required"},
+		{[]string{"--phase", "p", "--field", "novalue"}, `--field "novalue" must be NAME=VALUE with a NAME free of spaces`},
+		{[]string{"--phase", "p", "--field", "a b=1"}, `--field "a b=1" must be NAME=VALUE with a NAME free of spaces`},
+		{[]string{"--phase", "p", "--field", "k=two\nlines"}, "--field k: the value must be one line"},
+		{[]string{"--phase", "p", "--detail", "a\nb"}, "--detail must be one line"},
+		{[]string{"--phase", "p", "--worker", "a\nb"}, "--worker must be one line"},
+		{[]string{"--phase", "p", "extra"}, `unexpected argument "extra"; append takes flags only`},
+	} {
+		got = nil
+		err := parse(t, NewCmdLeadProgressAppend(f, runF), c.args...)
+		if !isUsage(err, c.want) || got != nil {
+			t.Errorf("%q: %v (ran: %v), want usage error %q", c.args, err, got != nil, c.want)
+		}
+	}
+}
+
+func TestFlagsDispatch(t *testing.T) {
+	for name, newCmd := range map[string]func(*Factory, func(*DispatchOptions) error) *cobra.Command{
+		"worker-dispatch": NewCmdWorkerDispatch, "team dispatch": NewCmdTeamDispatch,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got *DispatchOptions
+			runF := func(o *DispatchOptions) error { got = o; return nil }
+			f := testFactory(nil)
+			if err := parse(t, newCmd(f, runF), "--jobs-file", "j.json", "--dispatch-kind", "reverify-r2", "--run-manifest", "m.json", "--json"); err != nil {
+				t.Fatal(err)
+			}
+			if got.JobsFile != "j.json" || got.Kind != "reverify-r2" || !got.JSON || got.Run.ProjectRoot != "." || got.Run.RunManifest != "m.json" || got.Ctx == nil {
+				t.Fatalf("options %+v", got)
+			}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{nil, "--jobs-file: is required; pass the jobs file written by `okstra agent-prompt jobs`"},
+				{[]string{"--jobs-file", "j", "--dispatch-kind", "reverify"}, `--dispatch-kind "reverify": choose initial, reverify-r<N>, critic, report-writer or translator`},
+				{[]string{"--jobs-file", "j", "--dispatch-kind", "bogus"}, `--dispatch-kind "bogus": choose initial, reverify-r<N>, critic, report-writer or translator`},
+			} {
+				got = nil
+				if err := parse(t, newCmd(f, runF), c.args...); !isUsage(err, c.want) || got != nil {
+					t.Errorf("%q: %v, want usage error %q", c.args, err, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestFlagsTeam(t *testing.T) {
+	var aw *AwaitOptions
+	if err := parse(t, NewCmdTeamAwait(testFactory(nil), func(o *AwaitOptions) error { aw = o; return nil }), "--timeout", "90s", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if aw.Timeout != 90*time.Second || !aw.JSON {
+		t.Fatalf("await options %+v", aw)
+	}
+	if err := parse(t, NewCmdTeamAwait(testFactory(nil), nil), "--timeout", "soon"); err == nil || !strings.Contains(err.Error(), `invalid argument "soon" for "--timeout"`) {
+		t.Fatalf("await --timeout soon: %v", err)
+	}
+	var p *PanesOptions
+	capture := func(o *PanesOptions) error { p = o; return nil }
+	if err := parse(t, NewCmdTeamReclaim(testFactory(nil), capture), "--gate", "--dry-run"); err != nil || !p.Gate || !p.DryRun || p.JSON {
+		t.Fatalf("reclaim options %+v (%v)", p, err)
+	}
+	if err := parse(t, NewCmdTeamTeardown(testFactory(nil), capture), "--dry-run", "--json"); err != nil || p.Gate || !p.DryRun || !p.JSON {
+		t.Fatalf("teardown options %+v (%v)", p, err)
+	}
+	if err := parse(t, NewCmdTeamTeardown(testFactory(nil), capture), "--gate"); !isUsage(err, "unknown flag: --gate") {
+		t.Fatalf("teardown --gate: %v", err)
+	}
+}
+
+func TestFlagsLivenessAndTail(t *testing.T) {
+	var l *LivenessOptions
+	capture := func(o *LivenessOptions) error { l = o; return nil }
+	if err := parse(t, NewCmdWorkerLiveness(testFactory(nil), capture), "--dispatch-id", "dispatch-002", "--wait", "--timeout", "1m", "--team-state", "ts.json"); err != nil {
+		t.Fatal(err)
+	}
+	if l.DispatchID != "dispatch-002" || !l.Wait || l.Timeout != time.Minute || l.TeamState != "ts.json" {
+		t.Fatalf("options %+v", l)
+	}
+	l = nil
+	if err := parse(t, NewCmdWorkerLiveness(testFactory(nil), capture), "--wait"); !isUsage(err, "--dispatch-id is required") || l != nil {
+		t.Fatalf("no --dispatch-id: %v", err)
+	}
+	var tl *TailOptions
+	if err := parse(t, NewCmdWorkerTail(testFactory(nil), func(o *TailOptions) error { tl = o; return nil }), "--pid", "42", "w.log"); err != nil || tl.PID != 42 || tl.Log != "w.log" {
+		t.Fatalf("tail options %+v (%v)", tl, err)
+	}
+	if err := parse(t, NewCmdWorkerTail(testFactory(nil), nil), "a", "b"); !isUsage(err, "worker tail takes one log file") {
+		t.Fatalf("tail a b: %v", err)
+	}
+}
+
+// TestFlagsPassThrough: worker exec and worker sim hand every argument,
+// flags included, to the wrapper unparsed, and handle their own signals.
+func TestFlagsPassThrough(t *testing.T) {
+	for _, newCmd := range []func(*Factory, func(*PassThroughOptions) error) *cobra.Command{NewCmdWorkerExec, NewCmdWorkerSim} {
+		var got *PassThroughOptions
+		cmd := newCmd(testFactory(nil), func(o *PassThroughOptions) error { got = o; return nil })
+		args := []string{"codex", ".", "gpt", "p.md", "--presentation", "bogus", "--help"}
+		if err := parse(t, cmd, args...); err != nil || !slices.Equal(got.Args, args) {
+			t.Fatalf("%s: %v, args %v", cmd.Name(), err, got)
+		}
+		if cmd.Annotations[annotationOwnSignals] == "" {
+			t.Fatalf("%s does not own its signals", cmd.Name())
+		}
+	}
+}
+
+func TestFlagsScreenCommands(t *testing.T) {
+	f := testFactory(map[string]string{"SHELL": "/bin/zsh", "COCKPIT_PREFIX": "ctrl+a"})
+	var o *OpenOptions
+	capture := func(x *OpenOptions) error { o = x; return nil }
+	if err := parse(t, NewCmdOpen(f, capture), "--run-manifest", "m.json"); err != nil || !slices.Equal(o.Lead, []string{"/bin/zsh"}) || o.Prefix != "ctrl+a" {
+		t.Fatalf("open: %+v (%v)", o, err)
+	}
+	if err := parse(t, NewCmdOpen(f, capture), "--lead", "--", "claude", "--model", "x"); err != nil || !slices.Equal(o.Lead, []string{"claude", "--model", "x"}) {
+		t.Fatalf("open --lead: %+v (%v)", o, err)
+	}
+	if err := parse(t, NewCmdOpen(f, capture), "claude"); !isUsage(err, `unexpected argument "claude"; put the lead command after --lead --`) {
+		t.Fatalf("open claude: %v", err)
+	}
+	var s *ServeOptions
+	if err := parse(t, NewCmdServe(f, func(x *ServeOptions) error { s = x; return nil }), "--json", "--", "lead", "-x"); err != nil || !s.JSON || !slices.Equal(s.Lead, []string{"lead", "-x"}) {
+		t.Fatalf("serve: %+v (%v)", s, err)
+	}
+	var d *DemoOptions
+	captureDemo := func(x *DemoOptions) error { d = x; return nil }
+	if err := parse(t, NewCmdDemo(f, captureDemo), "--backend", "cli-wrapper", "--keep"); err != nil || d.Backend != state.BackendCLIWrapper || !d.Keep || !d.Headless {
+		t.Fatalf("demo: %+v (%v); a demo whose stdout is no terminal is headless", d, err)
+	}
+	d = nil
+	if err := parse(t, NewCmdDemo(f, captureDemo), "--backend", "screen"); !isUsage(err, `--backend "screen": choose cockpit-pane or cli-wrapper`) || d != nil {
+		t.Fatalf("demo --backend screen: %v", err)
+	}
+	var r *ReplayOptions
+	if err := parse(t, NewCmdReplay(f, func(x *ReplayOptions) error { r = x; return nil }), "w.log", "--size", "80X24", "--ansi", "--stats"); err != nil || r.Cols != 80 || r.Rows != 24 || !r.ANSI || !r.Stats || r.File != "w.log" {
+		t.Fatalf("replay: %+v (%v)", r, err)
+	}
+	for _, size := range []string{"80", "1x24", "80x0", "3000x24", "axb"} {
+		if err := parse(t, NewCmdReplay(f, nil), "w.log", "--size", size); !isUsage(err, `--size "`+size+`" must be COLSxROWS, e.g. 200x50`) {
+			t.Errorf("replay --size %s: %v", size, err)
+		}
+	}
+}
+
+func TestFlagsGate(t *testing.T) {
+	var g *GateOptions
+	capture := func(o *GateOptions) error { g = o; return nil }
+	if err := parse(t, NewCmdGateAsk(testFactory(nil), capture), "--ledger", "l.json", "--clarification-id", "C-003", "--report", "r.md"); err != nil ||
+		g.Ledger != "l.json" || g.ID != "C-003" || g.Report != "r.md" {
+		t.Fatalf("gate ask: %+v (%v)", g, err)
+	}
+	g = nil
+	if err := parse(t, NewCmdGateAsk(testFactory(nil), capture), "--ledger", "l.json"); !isUsage(err, "--clarification-id is required") || g != nil {
+		t.Fatalf("gate ask without an id: %v", err)
+	}
+	if err := parse(t, NewCmdGateReportAuthoring(testFactory(nil), capture), "--reason-hint", "the writer failed"); err != nil || g.ReasonHint != "the writer failed" {
+		t.Fatalf("gate report-authoring: %+v (%v)", g, err)
+	}
+	if err := parse(t, NewCmdGateReportAuthoring(testFactory(nil), capture), "--clarification-id", "C-1"); !isUsage(err, "unknown flag: --clarification-id") {
+		t.Fatalf("gate report-authoring --clarification-id: %v", err)
+	}
+}
+
+// TestFlagsApproval: the approval commands' flags land in their options,
+// --project-root defaults like every command's, required flags and
+// enumerated values are refused before anything runs.
+func TestFlagsApproval(t *testing.T) {
+	f := testFactory(nil)
+	var op *ApprovalOpenOptions
+	if err := parse(t, NewCmdApprovalOpen(f, func(o *ApprovalOpenOptions) error { op = o; return nil }),
+		"--ledger", "l.json", "--clarification-id", "C-003", "--statement", "s", "--expected-form", "e", "--recommended-disposition", "accept-risk",
+		"--option", "{}", "--option", "[]", "--options-file", "o.json", "--supersedes", "C-001", "--task-key", "k", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if op.ProjectRoot != "." || op.Ledger != "l.json" || op.RecommendedDisposition != "accept-risk" || !slices.Equal(op.Options, []string{"{}", "[]"}) ||
+		op.OptionsFile != "o.json" || op.Supersedes != "C-001" || op.TaskKey != "k" || !op.JSON {
+		t.Fatalf("open options %+v", op)
+	}
+	if err := parse(t, NewCmdApprovalOpen(testFactory(map[string]string{envProjectRoot: "/proj"}), func(o *ApprovalOpenOptions) error { op = o; return nil }),
+		"--ledger", "l", "--clarification-id", "C", "--statement", "s", "--expected-form", "e"); err != nil || op.ProjectRoot != "/proj" {
+		t.Fatalf("open takes $%s as its project root: %+v (%v)", envProjectRoot, op, err)
+	}
+	base := []string{"--ledger", "l", "--clarification-id", "C", "--statement", "s", "--expected-form", "e"}
+	if err := parse(t, NewCmdApprovalOpen(f, nil), append(base, "--recommended-disposition", "maybe")...); !isUsage(err, `--recommended-disposition "maybe": choose select, accept-risk, request-revision or reject`) {
+		t.Fatalf("open --recommended-disposition maybe: %v", err)
+	}
+	var rs *ApprovalResolveOptions
+	captureResolve := func(o *ApprovalResolveOptions) error { rs = o; return nil }
+	if err := parse(t, NewCmdApprovalResolve(f, captureResolve), "--ledger", "l", "--clarification-id", "C", "--disposition", "reject", "--user-text", "no", "--user-response-ref", "s.md"); err != nil ||
+		rs.Disposition != "reject" || rs.UserText != "no" || rs.UserResponseRef != "s.md" {
+		t.Fatalf("resolve options %+v (%v)", rs, err)
+	}
+	rs = nil
+	if err := parse(t, NewCmdApprovalResolve(f, captureResolve), "--ledger", "l", "--clarification-id", "C", "--disposition", "approve"); !isUsage(err, `--disposition "approve": choose select, accept-risk, request-revision or reject`) || rs != nil {
+		t.Fatalf("resolve --disposition approve: %v", err)
+	}
+	var on *ApprovalOptionOptions
+	if err := parse(t, NewCmdApprovalOption(f, func(o *ApprovalOptionOptions) error { on = o; return nil }), "--ledger", "l", "--clarification-id", "C", "--replace", "--option", "{}"); err != nil || !on.Replace || len(on.Options) != 1 {
+		t.Fatalf("option options %+v (%v)", on, err)
+	}
+	var cr *ApprovalCarryOptions
+	if err := parse(t, NewCmdApprovalCarry(f, func(o *ApprovalCarryOptions) error { cr = o; return nil }), "--ledger", "l", "--from-responses", "d", "--clarification-id", "C-1", "--clarification-id", "C-2"); err != nil || !slices.Equal(cr.IDs, []string{"C-1", "C-2"}) {
+		t.Fatalf("carry options %+v (%v)", cr, err)
+	}
+	var w *UserResponseWriteOptions
+	captureWrite := func(o *UserResponseWriteOptions) error { w = o; return nil }
+	if err := parse(t, NewCmdUserResponseWrite(f, captureWrite), "--report", "r.md", "--answers", "[]", "--report-authoring", `{"status":"approved","reason":"r"}`); err != nil || w.Report != "r.md" || w.InLead {
+		t.Fatalf("write options %+v (%v)", w, err)
+	}
+	w = nil
+	inLead := testFactory(map[string]string{envSocket: "/tmp/c.sock"})
+	if err := parse(t, NewCmdUserResponseWrite(inLead, captureWrite), "--report", "r.md", "--report-authoring", `{}`); err == nil || !strings.HasPrefix(err.Error(), "--report-authoring is the user's to grant") || w != nil {
+		t.Fatalf("write --report-authoring in a lead pane: %v", err)
+	}
+	var sh *UserResponseShowOptions
+	if err := parse(t, NewCmdUserResponseShow(f, func(o *UserResponseShowOptions) error { sh = o; return nil }), "--report", "r.md", "--ledger", "l.json", "--json"); err != nil || sh.Ledger != "l.json" || !sh.JSON {
+		t.Fatalf("show options %+v (%v)", sh, err)
+	}
+	var wz *WizardOptions
+	if err := parse(t, NewCmdWizard(f, func(o *WizardOptions) error { wz = o; return nil }), "--lang", "ko_KR.UTF-8", "--answers", "a.json"); err != nil || wz.Lang != "ko_KR.UTF-8" || wz.AnswersFile != "a.json" || wz.ProjectRoot != "." {
+		t.Fatalf("wizard options %+v (%v)", wz, err)
+	}
+}
+
+// TestOneProjectRootDefault: every command that takes --project-root has
+// the same default, "." or $COCKPIT_PROJECT_ROOT.
+func TestOneProjectRootDefault(t *testing.T) {
+	for _, env := range []map[string]string{nil, {envProjectRoot: "/srv/p"}} {
+		want := "."
+		if env != nil {
+			want = "/srv/p"
+		}
+		n := 0
+		var walk func(c *cobra.Command)
+		walk = func(c *cobra.Command) {
+			for _, sub := range c.Commands() {
+				walk(sub)
+			}
+			if fl := c.Flags().Lookup("project-root"); fl != nil {
+				n++
+				if fl.DefValue != want || !strings.HasSuffix(fl.Usage, "(default $COCKPIT_PROJECT_ROOT or .)") {
+					t.Errorf("%s --project-root defaults to %q (%q), want %q", c.CommandPath(), fl.DefValue, fl.Usage, want)
+				}
+			}
+		}
+		walk(newRootCmd(testFactory(env)))
+		if n < 19 {
+			t.Fatalf("only %d commands take --project-root", n)
+		}
+	}
+}
+
+// TestStreamsDecideTerminalsOnce: buffers are never terminals; the
+// streams answer from what they found when made.
+func TestStreamsDecideTerminalsOnce(t *testing.T) {
+	s := newIOStreams(&bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{})
+	if s.IsStdinTTY() || s.IsStdoutTTY() {
+		t.Fatal("a buffer reads as a terminal")
+	}
+}
