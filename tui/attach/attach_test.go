@@ -194,13 +194,15 @@ func TestVanishedClientEndsHostPromptly(t *testing.T) {
 // A panic in the model, in Update or in a command, ends its session as an
 // engine error and never reaches the caller.
 func TestModelPanicEndsOnlyTheSession(t *testing.T) {
-	for _, key := range []string{"P", "C", "B"} {
+	for _, key := range []string{"P", "C", "B", "V", "init"} {
 		t.Run(key, func(t *testing.T) {
 			noLeaks(t)
-			tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+			tt, hostDone, clientDone, _ := pairUpModel(t, context.Background(), 60, 20, testModel{panicInit: key == "init"})
 			before := tt.before
-			tt.waitScreen(t, "size:60x20")
-			tt.typeText(t, key)
+			if key != "init" {
+				tt.waitScreen(t, "size:60x20")
+				tt.typeText(t, key)
+			}
 			c := waitResult(t, "client", clientDone)
 			h := waitResult(t, "host", hostDone)
 			if c.o.Reason != ReasonEngineError || c.err != nil {

@@ -205,13 +205,19 @@ func (tt *terminal) termios(t testing.TB) unix.Termios {
 // testModel echoes what is typed and shows what it was told, and ends,
 // panics or quits on capital letters.
 type testModel struct {
-	typed   string
-	w, h    int
-	termVar string
-	resizes int
+	panicInit, panicView bool
+	typed                string
+	w, h                 int
+	termVar              string
+	resizes              int
 }
 
-func (m testModel) Init() tea.Cmd { return nil }
+func (m testModel) Init() tea.Cmd {
+	if m.panicInit {
+		panic("the model panicked in Init")
+	}
+	return nil
+}
 
 func (m testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -236,6 +242,8 @@ func (m testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(func() tea.Msg { return nil }, func() tea.Msg { panic("the model panicked in a batch") })
 		case "Z":
 			return m, tea.Suspend
+		case "V":
+			m.panicView = true
 		case "enter":
 			m.typed += "⏎"
 		default:
@@ -246,6 +254,9 @@ func (m testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m testModel) View() tea.View {
+	if m.panicView {
+		panic("the model panicked in View")
+	}
 	v := tea.NewView(fmt.Sprintf("typed:[%s]\nsize:%dx%d\nenv:%s", m.typed, m.w, m.h, m.termVar))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -267,13 +278,19 @@ var testEnv = []string{"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF
 // pairUp starts a host serving a testModel and a client on a new terminal.
 func pairUp(t *testing.T, ctx context.Context, cols, rows int) (tt *terminal, hostDone, clientDone chan hostResult, hostConn *net.UnixConn) {
 	t.Helper()
+	return pairUpModel(t, ctx, cols, rows, testModel{})
+}
+
+// pairUpModel is pairUp with a given model.
+func pairUpModel(t *testing.T, ctx context.Context, cols, rows int, model tea.Model) (tt *terminal, hostDone, clientDone chan hostResult, hostConn *net.UnixConn) {
+	t.Helper()
 	tt = newTerminal(t, cols, rows)
 	tt.before = tt.termios(t) // before the client makes it raw
 	hc, cc := socketPair(t)
 	hostDone = make(chan hostResult, 1)
 	clientDone = make(chan hostResult, 1)
 	go func() {
-		o, err := Serve(ctx, hc, Params{Cols: cols, Rows: rows, Env: testEnv}, testModel{}, tea.WithFPS(30))
+		o, err := Serve(ctx, hc, Params{Cols: cols, Rows: rows, Env: testEnv}, model, tea.WithFPS(30))
 		hostDone <- hostResult{o, err}
 	}()
 	go func() {
