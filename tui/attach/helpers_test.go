@@ -270,7 +270,6 @@ type hostResult struct {
 	err error
 }
 
-
 // testEnv is the client environment the tests send.
 var testEnv = []string{"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8", "TERM_PROGRAM=attach-test"}
 
