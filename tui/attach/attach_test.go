@@ -522,3 +522,23 @@ func TestHandshakeBufferedBytesAreFrames(t *testing.T) {
 		t.Error("termios changed")
 	}
 }
+
+// SIGHUP to the client (its terminal went away) says bye and leaves; the
+// host's program ends with no exit frame to send.
+func TestClientHangupSignalSaysBye(t *testing.T) {
+	noLeaks(t)
+	tt, hostDone, clientDone, _ := pairUp(t, context.Background(), 60, 20)
+	tt.waitScreen(t, "size:60x20") // the client relays output: its signal handler is set
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	c := waitResult(t, "client", clientDone)
+	h := waitResult(t, "host", hostDone)
+	if c.o != (Outcome{Reason: ReasonDetached, Message: "the terminal closed"}) || c.err != nil {
+		t.Errorf("client %+v %v", c.o, c.err)
+	}
+	if h.o != (Outcome{Reason: ReasonDetached, Message: "the screen left"}) || h.err != nil {
+		t.Errorf("host %+v %v", h.o, h.err)
+	}
+	checkRestored(t, tt)
+}
