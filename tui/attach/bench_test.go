@@ -245,3 +245,39 @@ func BenchmarkBusyScreen(b *testing.B) {
 	<-hostDone
 	<-clientDone
 }
+
+// BenchmarkAttachFirstFrame times an attach from the client's start to a
+// full 160x48 first frame on its terminal: a new program on the host, the
+// handshake-free frame stream, the client's raw mode and first resize. The
+// terminal and socket are made outside the timing.
+func BenchmarkAttachFirstFrame(b *testing.B) {
+	const cols, rows = 160, 48
+	var total []time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		tt := newTerminal(b, cols, rows)
+		hc, cc := socketPair(b)
+		s := NewSession(hc, Params{Cols: cols, Rows: rows, Env: testEnv}, busyModel{n: 1}, tea.WithFPS(30))
+		hostDone := make(chan struct{})
+		clientDone := make(chan struct{})
+		b.StartTimer()
+		start := time.Now()
+		go func() { defer close(hostDone); _, _ = s.Run(context.Background()) }()
+		go func() {
+			defer close(clientDone)
+			_, _ = Run(cc, tt.pts, tt.pts, ClientOptions{Cols: cols, Rows: rows})
+		}()
+		tt.wait(b, "a full first frame", func() bool {
+			return tt.emu.CellText(tt.emu.Cell(cols-1, rows-1)) != " " && tt.emu.CellText(tt.emu.Cell(cols-1, rows-1)) != ""
+		})
+		total = append(total, time.Since(start))
+		b.StopTimer()
+
+		s.End(Outcome{Reason: ReasonDetached, Message: "bench done"})
+		<-hostDone
+		<-clientDone
+		tt.close()
+	}
+	b.ReportMetric(ms(percentile(total, 0.5)), "p50-ms")
+	b.ReportMetric(ms(percentile(total, 0.99)), "p99-ms")
+}
