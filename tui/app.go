@@ -35,6 +35,16 @@ type Actions struct {
 	// AnswerGate delivers the human's answer from the gate dialog; an error
 	// (the engine refusing the answer) is shown in the dialog.
 	AnswerGate func(runtime.GateAnswer) error
+	// Screen tells the engine the screen's size and whether the timeline
+	// shows, on start and on every change, so panes it opens start at the
+	// size the layout (panes/layout) gives them.
+	Screen func(ScreenSize)
+}
+
+// ScreenSize is what Actions.Screen reports.
+type ScreenSize struct {
+	Cols, Rows int
+	Timeline   bool // the timeline panel is shown
 }
 
 // Config is what New needs.
@@ -115,6 +125,7 @@ type App struct {
 	cancel  context.CancelFunc
 
 	width, height int
+	toldScreen    ScreenSize // what Actions.Screen last reported
 
 	run      runtime.RunView
 	haveRun  bool
@@ -283,7 +294,23 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	}
 	a.viewValid = false
-	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded())
+	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen())
+}
+
+// cmdTellScreen tells the engine (Actions.Screen) the screen's size and
+// whether its timeline shows, once per change, so the panes it opens next
+// start at the size this screen's layout will give them.
+func (a *App) cmdTellScreen() tea.Cmd {
+	tell := a.actions.Screen
+	s := ScreenSize{Cols: a.width, Rows: a.height, Timeline: a.showTimeline}
+	if tell == nil || s.Cols <= 0 || s.Rows <= 0 || s == a.toldScreen {
+		return nil
+	}
+	a.toldScreen = s
+	return func() tea.Msg {
+		tell(s)
+		return nil
+	}
 }
 
 // cmdAlert rings the terminal's bell and sends a desktop notification

@@ -215,7 +215,7 @@ func (a *App) cmdTickIfNeeded() tea.Cmd {
 // clockRunning reports whether a shown pane has a running elapsed time.
 func (a *App) clockRunning() bool {
 	for _, pv := range a.panes {
-		if !pv.rect.empty() && pv.hasDisp && pv.settled.IsZero() && !pv.dispatched.IsZero() {
+		if !pv.rect.Empty() && pv.hasDisp && pv.settled.IsZero() && !pv.dispatched.IsZero() {
 			return true
 		}
 	}

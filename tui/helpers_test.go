@@ -168,10 +168,10 @@ func (hs *harness) waitDrawn() {
 	hs.t.Helper()
 	hs.waitFor("panes drawn at their size", func() bool {
 		for _, pv := range hs.app.panes {
-			if pv.rect.empty() || !hs.static[pv.id] {
+			if pv.rect.Empty() || !hs.static[pv.id] {
 				continue
 			}
-			in := pv.rect.inner()
+			in := pv.rect.Inner()
 			want := fmt.Sprintf("size=%dx%d", in.W, in.H)
 			if !pv.hasSnap || len(pv.snap.Lines) == 0 || !strings.Contains(pv.snap.Lines[0], want) || !strings.HasPrefix(ansi.Strip(pv.snap.Lines[len(pv.snap.Lines)-1]), "$") {
 				return false

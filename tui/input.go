@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/panes/layout"
 	"github.com/okstra/cockpit/panes/term"
 )
 
@@ -241,7 +242,7 @@ func (a *App) moveFocus(dx, dy int) {
 	for i, pv := range a.panes {
 		rects[i] = pv.rect
 	}
-	if n := neighbour(rects, a.focus, dx, dy); n >= 0 {
+	if n := layout.Neighbour(rects, a.focus, dx, dy); n >= 0 {
 		a.setFocus(n)
 		return
 	}
@@ -260,7 +261,7 @@ func (a *App) cycleFocus(d int) {
 
 func (a *App) focusedHeight() int {
 	if pv := a.focused(); pv != nil {
-		return max(pv.rect.inner().H, 1)
+		return max(pv.rect.Inner().H, 1)
 	}
 	return 1
 }
@@ -367,14 +368,14 @@ func (a *App) grabbedMouse(msg tea.MouseMsg) {
 // reports whether it did; events on the title bar are not the program's.
 // With clamp, a position outside the cells is moved to the nearest cell.
 func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction, clamp bool) bool {
-	in := pv.rect.inner()
+	in := pv.rect.Inner()
 	if pv.snap.Modes.Mouse == term.MouseNone || in.W <= 0 || in.H <= 0 {
 		return false
 	}
 	if clamp {
 		m.X = min(max(m.X, in.X), in.X+in.W-1)
 		m.Y = min(max(m.Y, in.Y), in.Y+in.H-1)
-	} else if !in.contains(m.X, m.Y) {
+	} else if !in.Contains(m.X, m.Y) {
 		return false
 	}
 	ev := panes.Mouse{X: m.X - in.X, Y: m.Y - in.Y, Button: mouseButton(m.Button), Action: action}
@@ -418,7 +419,7 @@ func mouseButton(b tea.MouseButton) panes.MouseButton {
 // paneAt returns the shown pane under (x, y).
 func (a *App) paneAt(x, y int) (int, *paneView) {
 	for i, pv := range a.panes {
-		if pv.rect.contains(x, y) {
+		if pv.rect.Contains(x, y) {
 			return i, pv
 		}
 	}

@@ -91,7 +91,7 @@ func TestZoomToggles(t *testing.T) {
 		t.Fatalf("zoomed rect = %+v, want the whole area %+v", focus.rect, a.geo.area)
 	}
 	for _, pv := range a.panes {
-		if pv != focus && !pv.rect.empty() {
+		if pv != focus && !pv.rect.Empty() {
 			t.Fatalf("pane %s shown while %s is zoomed", pv.id, focus.id)
 		}
 	}
@@ -199,7 +199,7 @@ func TestScrollKeys(t *testing.T) {
 	a := dryApp(t, 100, 30, 1)
 	pv := a.focused()
 	pv.snap.ScrollbackLen = 500
-	page := pv.rect.inner().H
+	page := pv.rect.Inner().H
 	keys(a, "[")
 	if a.mode != modeScroll || a.scroll.back != 0 {
 		t.Fatalf("[: mode %v back %d", a.mode, a.scroll.back)
@@ -246,15 +246,15 @@ func TestScrollKeys(t *testing.T) {
 func TestTimelineToggle(t *testing.T) {
 	a := dryApp(t, 100, 30, 1)
 	h := a.geo.area.H
-	if a.geo.timeline.empty() {
+	if a.geo.timeline.Empty() {
 		t.Fatal("timeline hidden at start")
 	}
 	keys(a, "t")
-	if !a.geo.timeline.empty() || a.geo.area.H <= h {
+	if !a.geo.timeline.Empty() || a.geo.area.H <= h {
 		t.Fatalf("t: timeline %+v, area %d rows (was %d)", a.geo.timeline, a.geo.area.H, h)
 	}
 	keys(a, "t")
-	if a.geo.timeline.empty() {
+	if a.geo.timeline.Empty() {
 		t.Fatal("t twice: timeline hidden")
 	}
 }
@@ -410,7 +410,7 @@ func TestMouse(t *testing.T) {
 	hs.waitFor("the lead's history", func() bool { return lead.snap.ScrollbackLen > 100 })
 
 	// Navigation: a click focuses and is not sent.
-	in := worker.rect.inner()
+	in := worker.rect.Inner()
 	hs.send(tea.MouseClickMsg{X: in.X + 4, Y: in.Y + 2, Button: tea.MouseLeft})
 	if focusedID(hs.app) != id {
 		t.Fatal("click did not focus the pane")
@@ -436,7 +436,7 @@ func TestMouse(t *testing.T) {
 
 	// The wheel over a program that did not ask scrolls its history, and
 	// scrolling back down leaves scroll mode.
-	lin := lead.rect.inner()
+	lin := lead.rect.Inner()
 	hs.send(tea.MouseWheelMsg{X: lin.X + 1, Y: lin.Y + 1, Button: tea.MouseWheelUp})
 	if focusedID(hs.app) != "pane-1" || hs.app.mode != modeScroll || hs.app.scroll.back != wheelLines {
 		t.Fatalf("wheel up: focus %s mode %v back %d", focusedID(hs.app), hs.app.mode, hs.app.scroll.back)

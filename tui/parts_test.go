@@ -82,7 +82,7 @@ func TestTitleBarGolden(t *testing.T) {
 		a.focus = 0
 		var b strings.Builder
 		for _, c := range cases {
-			c.pv.rect = rect{0, 0, c.w, 5}
+			c.pv.rect = rect{W: c.w, H: 5}
 			fmt.Fprintf(&b, "%-20s|%s|\n", c.name, a.titleBar(c.pv))
 		}
 		// Tags: zoom, input, scroll.
@@ -174,10 +174,10 @@ func TestTimelineGolden(t *testing.T) {
 	var b strings.Builder
 	a := partsApp(70, 30, false)
 	rows := make([]string, 5)
-	a.renderTimeline(rows, rect{0, 0, 70, 5})
+	a.renderTimeline(rows, rect{W: 70, H: 5})
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 	a.onRunView(runView())
-	a.renderTimeline(rows, rect{0, 0, 70, 5})
+	a.renderTimeline(rows, rect{W: 70, H: 5})
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 	golden.RequireEqual(t, b.String())
 }

@@ -6,9 +6,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/panes/layout"
 )
 
-// geometry is where each part of the screen goes, rebuilt by relayout.
+// geometry is where each part of the screen goes, rebuilt by relayout
+// (layout.ScreenFor, the engine's own computation).
 type geometry struct {
 	header   int  // row of the header; -1 when the terminal is too short
 	status   int  // row of the status line; -1 when too short
@@ -18,54 +21,25 @@ type geometry struct {
 	tabRow   rect
 }
 
-// Screen limits.
-const (
-	// minTimelineHeight is the terminal height below which the timeline is
-	// hidden whatever its toggle says: the panes need the rows more.
-	minTimelineHeight = 16
-	maxTimelineRows   = 10
-	minTimelineRows   = 3
-)
-
 // relayout places the header, the panes, the timeline and the status line
 // for the current size, panes, focus and zoom, and arranges for every shown
 // pane whose content size changed to be resized (see resizePanes). Hidden
 // panes keep their size, as tmux leaves panes alone while another is
 // zoomed.
 func (a *App) relayout() {
-	g := geometry{header: -1, status: -1}
-	w, h := a.width, a.height
-	if w > 0 && h > 0 {
-		top, bottom := 0, h
-		if h >= 2 {
-			g.status, bottom = h-1, h-1
-		}
-		if h >= 4 {
-			g.header, top = 0, 1
-		}
-		full := rect{0, top, w, bottom - top}
-		g.area = full
-		if a.showTimeline && h >= minTimelineHeight {
-			th := min(max(h/6, minTimelineRows), maxTimelineRows)
-			g.timeline = rect{0, bottom - th, w, th}
-			g.area.H -= th
-		}
-		out := a.layoutPanes(g.area)
-		if out.tabs && !g.timeline.empty() {
-			// Too small to tile: the pane gets the timeline's rows too.
-			g.timeline, g.area = rect{}, full
-			out = a.layoutPanes(g.area)
-		}
-		g.tabs, g.tabRow = out.tabs, out.tabRow
-		for i, pv := range a.panes {
-			pv.rect = out.rects[i]
-		}
-	} else {
-		for _, pv := range a.panes {
-			pv.rect = rect{}
+	scr := layout.ScreenFor(a.width, a.height, a.showTimeline, layout.In{
+		N:     len(a.panes),
+		Lead:  len(a.panes) > 0 && a.panes[0].lead,
+		Focus: a.focus,
+		Zoom:  a.zoom,
+	})
+	a.geo = geometry{header: scr.Header, status: scr.Status, area: scr.Area, timeline: scr.Timeline, tabs: scr.Panes.Tabs, tabRow: scr.Panes.TabRow}
+	for i, pv := range a.panes {
+		pv.rect = rect{}
+		if i < len(scr.Panes.Rects) {
+			pv.rect = scr.Panes.Rects[i]
 		}
 	}
-	a.geo = g
 	a.layoutGen++
 	if a.resizeDelay <= 0 {
 		a.resizePanes()
@@ -80,7 +54,7 @@ type resizeMsg struct{ gen int }
 // not the one last asked of it.
 func (a *App) resizePanes() {
 	for _, pv := range a.panes {
-		in := pv.rect.inner()
+		in := pv.rect.Inner()
 		if in.W <= 0 || in.H <= 0 || (in.W == pv.sizedCols && in.H == pv.sizedRows) {
 			continue
 		}
@@ -114,22 +88,12 @@ func (a *App) onResizeTimer(m resizeMsg) {
 // resizeNeeded reports whether a shown pane's size is not the one asked.
 func (a *App) resizeNeeded() bool {
 	for _, pv := range a.panes {
-		in := pv.rect.inner()
+		in := pv.rect.Inner()
 		if in.W > 0 && in.H > 0 && (in.W != pv.sizedCols || in.H != pv.sizedRows) {
 			return true
 		}
 	}
 	return false
-}
-
-func (a *App) layoutPanes(area rect) layoutOut {
-	return computeLayout(layoutIn{
-		area:  area,
-		n:     len(a.panes),
-		lead:  len(a.panes) > 0 && a.panes[0].lead,
-		focus: a.focus,
-		zoom:  a.zoom,
-	})
 }
 
 // render draws the whole screen, row by row, and places the cursor.
@@ -143,7 +107,7 @@ func (a *App) render() (string, *tea.Cursor) {
 		rows[g.header] = a.headerLine()
 	}
 	a.renderPanes(rows)
-	if !g.timeline.empty() {
+	if !g.timeline.Empty() {
 		a.renderTimeline(rows, g.timeline)
 	}
 	if g.status >= 0 {
@@ -167,7 +131,7 @@ func (a *App) render() (string, *tea.Cursor) {
 // to right, with a separator column between neighbours.
 func (a *App) renderPanes(rows []string) {
 	g := a.geo
-	if g.area.empty() {
+	if g.area.Empty() {
 		return
 	}
 	if len(a.panes) == 0 {
@@ -180,7 +144,7 @@ func (a *App) renderPanes(rows []string) {
 	}
 	shown := make([]*paneView, 0, len(a.panes))
 	for _, pv := range a.panes {
-		if !pv.rect.empty() {
+		if !pv.rect.Empty() {
 			a.fitPane(pv)
 			shown = append(shown, pv)
 		}
@@ -219,11 +183,11 @@ func (a *App) renderPanes(rows []string) {
 // paneCursor is the focused pane's cursor while the human types into it.
 func (a *App) paneCursor() *tea.Cursor {
 	pv := a.focused()
-	if a.mode != modeInput || pv == nil || pv.rect.empty() || !pv.hasSnap || a.showHelp || a.gate != nil {
+	if a.mode != modeInput || pv == nil || pv.rect.Empty() || !pv.hasSnap || a.showHelp || a.gate != nil {
 		return nil
 	}
 	c := pv.snap.Cursor
-	in := pv.rect.inner()
+	in := pv.rect.Inner()
 	if !c.Visible || c.X < 0 || c.Y < 0 || c.X >= in.W || c.Y >= in.H {
 		return nil
 	}

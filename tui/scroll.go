@@ -84,7 +84,7 @@ func (a *App) scrollTag(pv *paneView) string {
 // pageSize is the content height of the scrolled pane.
 func (a *App) pageSize() int {
 	if pv := a.byID[a.scroll.id]; pv != nil {
-		return max(pv.rect.inner().H, 1)
+		return max(pv.rect.Inner().H, 1)
 	}
 	return 1
 }
@@ -96,7 +96,7 @@ func (a *App) cmdFetchScroll() tea.Cmd {
 	if a.mode != modeScroll || pv == nil || a.mgr == nil {
 		return nil
 	}
-	id, back, h, mgr := pv.id, a.scroll.back, pv.rect.inner().H, a.mgr
+	id, back, h, mgr := pv.id, a.scroll.back, pv.rect.Inner().H, a.mgr
 	return func() tea.Msg {
 		p, ok := mgr.Get(id)
 		if !ok {
