@@ -153,8 +153,10 @@ func decodeDispatches(val []byte, ts *TeamState, doc *teamStateDoc, data []byte,
 	ds := make([]Dispatch, len(elems))
 	copy(ds, ts.WorkerDispatches)
 	doc.disp = make([]span, len(elems))
+	var scratch []rawjson.Member
 	for i, e := range elems {
-		if derr := decodeDispatch(e, &ds[i]); derr != nil {
+		var derr *decodeErr
+		if scratch, derr = decodeDispatchInto(e, &ds[i], scratch); derr != nil {
 			return errf(display, fmt.Sprintf("%s[%d]%s", tsWorkerDispatches, i, derr.at()), "%s", derr.msg)
 		}
 		doc.disp[i] = spanIn(data, e)

@@ -86,16 +86,27 @@ func (e *decodeErr) at() string {
 // without case. Members it does not know are skipped (they stay in the raw
 // bytes).
 func decodeDispatch(raw []byte, d *Dispatch) *decodeErr {
+	_, derr := decodeDispatchInto(raw, d, nil)
+	return derr
+}
+
+// decodeDispatchInto is decodeDispatch splitting into scratch, which it
+// returns for the next element.
+func decodeDispatchInto(raw []byte, d *Dispatch, scratch []rawjson.Member) ([]rawjson.Member, *decodeErr) {
 	if raw[0] == 'n' {
-		return nil
+		return scratch, nil
 	}
 	if raw[0] != '{' {
-		return &decodeErr{"", "is " + jsonKind(raw) + "; expected an object"}
+		return scratch, &decodeErr{"", "is " + jsonKind(raw) + "; expected an object"}
 	}
-	ms, err := rawjson.SplitObject(raw)
+	ms, err := rawjson.AppendObject(scratch[:0], raw)
 	if err != nil {
-		return &decodeErr{"", err.Error()}
+		return scratch, &decodeErr{"", err.Error()}
 	}
+	return ms, d.setMembers(ms)
+}
+
+func (d *Dispatch) setMembers(ms []rawjson.Member) *decodeErr {
 	for _, m := range ms {
 		known, derr := d.setMember(string(m.Key[1:len(m.Key)-1]), m.Val)
 		if known || derr != nil {
@@ -194,7 +205,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 		return true, derr
 	}
 	if val[0] != '"' {
-		return true, &decodeErr{key, "is " + jsonKind(val) + "; expected a string"}
+		return true, &decodeErr{strings.Clone(key), "is " + jsonKind(val) + "; expected a string"}
 	}
 	if in := val[1 : len(val)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		*sp = string(in)
@@ -202,7 +213,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 	}
 	// Escapes, or bytes that are not UTF-8 (read as U+FFFD).
 	if err := json.Unmarshal(val, sp); err != nil {
-		return true, &decodeErr{key, "is not a valid string"}
+		return true, &decodeErr{strings.Clone(key), "is not a valid string"}
 	}
 	return true, nil
 }
@@ -210,7 +221,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 func decodeInt(key string, val []byte) (int, *decodeErr) {
 	n, err := strconv.Atoi(string(val))
 	if err != nil {
-		return 0, &decodeErr{key, "is " + jsonKind(val) + "; expected an integer"}
+		return 0, &decodeErr{strings.Clone(key), "is " + jsonKind(val) + "; expected an integer"}
 	}
 	return n, nil
 }

@@ -33,8 +33,11 @@ type Member struct {
 
 // SplitObject returns the members of the object b, which starts with '{',
 // in file order. Repeated names are all returned.
-func SplitObject(b []byte) ([]Member, error) {
-	var ms []Member
+func SplitObject(b []byte) ([]Member, error) { return AppendObject(nil, b) }
+
+// AppendObject is SplitObject appending to ms, so a caller that splits
+// many objects can reuse one slice.
+func AppendObject(ms []Member, b []byte) ([]Member, error) {
 	i := SkipSpace(b, 1)
 	if i < len(b) && b[i] == '}' {
 		return ms, nil
