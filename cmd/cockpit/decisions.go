@@ -34,6 +34,7 @@ const (
 func ledgerCmd[O any](f *Factory, cmd *cobra.Command, opts *O, projectRoot *string, jsonOn *bool,
 	addFlags func(*cobra.Command), validate func(*O) error, runF func(*O) error) *cobra.Command {
 	cmd.Args = noArgs
+	cmd.Annotations = noWait()
 	cmd.RunE = func(*cobra.Command, []string) error {
 		if err := validate(opts); err != nil {
 			return err

@@ -104,12 +104,15 @@ dispatch, and prints them in progressLines.`,
 }
 
 func workerDispatchRun(o *DispatchOptions) error {
+	signalled := o.Ctx.Done()
 	batch, self, err := o.plan()
 	if err != nil {
 		return err
 	}
-	if err := o.Ctx.Err(); err != nil { // a signal before anything is recorded: stop here
-		return err
+	select {
+	case <-signalled: // before anything is recorded: stop here
+		return o.Ctx.Err()
+	default:
 	}
 	// RunCLIWrapper catches SIGTERM/SIGINT/SIGHUP itself, passes the one
 	// that came on to the workers and settles the batch, so it gets a

@@ -320,3 +320,25 @@ func TestStreamsDecideTerminalsOnce(t *testing.T) {
 		t.Fatal("a buffer reads as a terminal")
 	}
 }
+
+// TestTopLevelNames: the names Main looks a command up by are the names
+// and aliases of the command each entry makes, and a call by any of them
+// builds the tree with that command alone.
+func TestTopLevelNames(t *testing.T) {
+	f := testFactory(nil)
+	for _, c := range topLevel {
+		cmd := c.make(f)
+		if want := append([]string{cmd.Name()}, cmd.Aliases...); !slices.Equal(c.names, want) {
+			t.Errorf("topLevel lists %v for the command called %v", c.names, want)
+		}
+		for _, n := range c.names {
+			root := newRootCmdFor(f, []string{n, "--help"})
+			if subs := root.Commands(); len(subs) != 1 || subs[0].Name() != cmd.Name() {
+				t.Errorf("%s: the tree holds %d commands", n, len(subs))
+			}
+		}
+	}
+	if n := len(newRootCmdFor(f, []string{"bogus"}).Commands()); n != len(topLevel)+1 {
+		t.Errorf("an unknown name builds %d commands, want every one and completion", n)
+	}
+}

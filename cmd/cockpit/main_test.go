@@ -101,6 +101,16 @@ func runArgs(root string, args ...string) []string {
 // snapshotFiles hashes every file under root.
 func snapshotFiles(t *testing.T, root string) map[string][32]byte {
 	t.Helper()
+	out, err := hashTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// hashTree hashes every file under root (a symlink by its target), by
+// root-relative path.
+func hashTree(root string) (map[string][32]byte, error) {
 	out := map[string][32]byte{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -119,10 +129,7 @@ func snapshotFiles(t *testing.T, root string) map[string][32]byte {
 		out[rel] = sha256.Sum256(data)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, err
 }
 
 func diffSnapshots(a, b map[string][32]byte) []string {

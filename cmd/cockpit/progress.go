@@ -38,9 +38,10 @@ func NewCmdLeadProgress(f *Factory) *cobra.Command {
 func NewCmdLeadProgressAppend(f *Factory, runF func(*LeadProgressOptions) error) *cobra.Command {
 	opts := &LeadProgressOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "append --phase <phase-id> [--worker <role>] [--field K=V]... [--detail <text>]",
-		Short: "Append one checkpoint and print its PROGRESS line as {\"progressLine\": ...}",
-		Args:  noArgs,
+		Use:         "append --phase <phase-id> [--worker <role>] [--field K=V]... [--detail <text>]",
+		Short:       "Append one checkpoint and print its PROGRESS line as {\"progressLine\": ...}",
+		Args:        noArgs,
+		Annotations: noWait(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.validate(); err != nil {
 				return err

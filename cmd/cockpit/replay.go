@@ -33,6 +33,7 @@ func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
 the cockpit's terminal emulator and prints the screen a pane of that size would
 show. --ansi keeps colours and styles, --scrollback prints the lines that
 scrolled off first, --stats adds bytes, seconds and MB/s of the emulator alone.`,
+		Annotations: noWait(),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &usageError{fmt.Errorf("replay takes exactly one file, got %d arguments", len(args))}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,17 @@ func (e *usageError) Unwrap() error { return e.err }
 // so a signal keeps reaching only the command's own handlers.
 const annotationOwnSignals = "cockpit/own-signals"
 
+// annotationNoWait marks a command that does its work and ends without
+// waiting for anything (a ledger append, a sidecar write): it catches no
+// signal unless it comes to wait (signalCtx.Done), so the calls a lead makes
+// dozens of times a run start fast, and a signal keeps its default action
+// on them. Every other command catches SIGINT, SIGTERM and SIGHUP from its
+// start.
+const annotationNoWait = "cockpit/no-wait"
+
+// noWait is the annotation set of a command that does not wait.
+func noWait() map[string]string { return map[string]string{annotationNoWait: "true"} }
+
 // Main runs the cockpit with args and returns its exit status. Errors are
 // printed once, as "cockpit <cmd>: <reason>".
 func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
@@ -55,25 +67,28 @@ func Main(args []string, in io.Reader, out, errw io.Writer) ExitCode {
 // "okstra" when the okstra shim routes one of the commands the cockpit owns
 // (okstra.go). Errors are printed once, as "<prog> <cmd>: <reason>".
 //
-// It makes the process's one signal context (signalContext) and runs the
+// It makes the process's one signal context (signalCtx) and runs the
 // command with it: every command reads cmd.Context(). A command ended by a
 // signal returns context.Canceled; Main turns that into exit 128+signal
 // and "<cmd>: interrupted by <SIG>".
 func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitCode {
 	f := newFactory(in, out, errw)
-	root := newRootCmd(f)
+	root := newRootCmdFor(f, args)
 	root.Use = prog
-	root.InitDefaultCompletionCmd()
 	strictGroups(root)
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errw)
 	ctx := context.Background()
-	if target, _, err := root.Find(args); err != nil || target.Annotations[annotationOwnSignals] == "" {
-		var stop func()
-		ctx, stop = signalContext(ctx)
-		defer stop()
+	target, _, err := root.Find(args)
+	if err != nil || target.Annotations[annotationOwnSignals] == "" {
+		sc := newSignalContext(ctx)
+		defer sc.stop()
+		if err != nil || target.Annotations[annotationNoWait] == "" {
+			sc.Done() // catch the signals from the start
+		}
+		ctx = sc
 	}
 	cmd, err := root.ExecuteContextC(ctx)
 	return exitFor(ctx, prog, cmd, err, errw)
@@ -150,7 +165,39 @@ func strictGroups(c *cobra.Command) {
 	}
 }
 
+// topLevel are the root's commands, by the names (and aliases) that call
+// them. TestTopLevelNames keeps the names in step with the commands.
+var topLevel = []struct {
+	names []string
+	make  func(*Factory) *cobra.Command
+}{
+	{[]string{"lead-progress"}, NewCmdLeadProgress},
+	{[]string{"worker-dispatch", "codex-dispatch"}, func(f *Factory) *cobra.Command { return NewCmdWorkerDispatch(f, nil) }},
+	{[]string{"team"}, NewCmdTeam},
+	{[]string{"worker-liveness"}, func(f *Factory) *cobra.Command { return NewCmdWorkerLiveness(f, nil) }},
+	{[]string{"worker"}, NewCmdWorker},
+	{[]string{"events"}, func(f *Factory) *cobra.Command { return NewCmdEvents(f, nil) }},
+	{[]string{"replay"}, func(f *Factory) *cobra.Command { return NewCmdReplay(f, nil) }},
+	{[]string{"demo"}, func(f *Factory) *cobra.Command { return NewCmdDemo(f, nil) }},
+	{[]string{"serve"}, func(f *Factory) *cobra.Command { return NewCmdServe(f, nil) }},
+	{[]string{"open"}, func(f *Factory) *cobra.Command { return NewCmdOpen(f, nil) }},
+	{[]string{"approval-decision"}, NewCmdApprovalDecision},
+	{[]string{"user-response"}, NewCmdUserResponse},
+	{[]string{"wizard"}, func(f *Factory) *cobra.Command { return NewCmdWizard(f, nil) }},
+	{[]string{"gate"}, NewCmdGate},
+}
+
+// newRootCmd is the whole command tree.
 func newRootCmd(f *Factory) *cobra.Command {
+	return newRootCmdFor(f, nil)
+}
+
+// newRootCmdFor is the command tree args need: when args name a command
+// (the headless calls a lead makes dozens of times a run), the root and
+// that command's subtree alone, so a call does not build thirty commands
+// and their flag sets to run one; the whole tree otherwise (help,
+// completion, an unknown name: they list or search every command).
+func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cockpit",
 		Short:         "A terminal cockpit for okstra multi-agent runs",
@@ -161,22 +208,19 @@ func newRootCmd(f *Factory) *cobra.Command {
 		DisableSuggestions: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(
-		NewCmdLeadProgress(f),
-		NewCmdWorkerDispatch(f, nil),
-		NewCmdTeam(f),
-		NewCmdWorkerLiveness(f, nil),
-		NewCmdWorker(f),
-		NewCmdEvents(f, nil),
-		NewCmdReplay(f, nil),
-		NewCmdDemo(f, nil),
-		NewCmdServe(f, nil),
-		NewCmdOpen(f, nil),
-		NewCmdApprovalDecision(f),
-		NewCmdUserResponse(f),
-		NewCmdWizard(f, nil),
-		NewCmdGate(f),
-	)
+	if len(args) > 0 {
+		for _, c := range topLevel {
+			if slices.Contains(c.names, args[0]) {
+				root.AddCommand(c.make(f))
+				root.CompletionOptions.DisableDefaultCmd = true // not asked for
+				return root
+			}
+		}
+	}
+	for _, c := range topLevel {
+		root.AddCommand(c.make(f))
+	}
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

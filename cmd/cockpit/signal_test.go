@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -162,4 +163,49 @@ func hasInotify(pid int) bool {
 		}
 	}
 	return false
+}
+
+// TestSignalContextCarriesTheSignal: the root context, once something
+// waits on it, is cancelled by a stop signal with that signal as its cause
+// (what Main turns into 128+signal and the worker wrapper's batch names).
+func TestSignalContextCarriesTheSignal(t *testing.T) {
+	sc := newSignalContext(context.Background())
+	defer sc.stop()
+	done := sc.Done()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP did not cancel the context")
+	}
+	if !errors.Is(sc.Err(), context.Canceled) || signalOf(sc) != syscall.SIGHUP {
+		t.Fatalf("err %v, cause %v; want context.Canceled caused by SIGHUP", sc.Err(), context.Cause(sc))
+	}
+	var out, errb bytes.Buffer
+	if code := exitFor(sc, "cockpit", nil, sc.Err(), &errb); code != 129 || errb.String() != "cockpit: interrupted by SIGHUP\n" || out.Len() != 0 {
+		t.Fatalf("exit %d, %q; want 129 and one line", code, errb.String())
+	}
+}
+
+// TestSignalContextWatchesOnlyOnceWaitedOn: a command that never waits
+// installs no handler (stop then has nothing to release), and a derived
+// context starts the watch as a wait does.
+func TestSignalContextWatchesOnlyOnceWaitedOn(t *testing.T) {
+	quick := newSignalContext(context.Background())
+	quick.stop()
+	if quick.ch != nil {
+		t.Fatal("a context nobody waited on caught signals")
+	}
+	waits := newSignalContext(context.Background())
+	ctx, cancel := context.WithTimeout(waits, time.Minute)
+	defer cancel()
+	if waits.ch == nil {
+		t.Fatal("deriving a context did not start the watch")
+	}
+	waits.stop()
+	if ctx.Err() == nil || signalOf(ctx) != 0 {
+		t.Fatalf("after stop: %v (signal %d)", ctx.Err(), signalOf(ctx))
+	}
 }

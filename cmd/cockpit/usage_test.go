@@ -120,6 +120,12 @@ func TestUsageErrors(t *testing.T) {
 		{plain("serve", "--project-root", root), "cockpit serve" + noManifest},
 		{plain("open", "--project-root", root), "cockpit open" + noManifest},
 		{plain("replay"), "cockpit replay: replay takes exactly one file, got 0 arguments"},
+		// Enumerated flags: one line listing the allowed values.
+		{plain("approval-decision", "resolve", "--project-root", root, "--ledger", ledger, "--clarification-id", "C-001", "--disposition", "approve"), `cockpit approval-decision resolve: --disposition "approve": choose select, accept-risk, request-revision or reject`},
+		{plain("approval-decision", "open", "--project-root", root, "--ledger", ledger, "--clarification-id", "C-001", "--statement", "s", "--expected-form", "f", "--recommended-disposition", "maybe"), `cockpit approval-decision open: --recommended-disposition "maybe": choose select, accept-risk, request-revision or reject`},
+		{run("worker-dispatch", "--jobs-file", fixture.JobsInitial, "--dispatch-kind", "reverify"), `cockpit worker-dispatch: --dispatch-kind "reverify": choose initial, reverify-r<N>, critic, report-writer or translator`},
+		{run("team", "dispatch", "--jobs-file", fixture.JobsInitial, "--dispatch-kind", "final"), `cockpit team dispatch: --dispatch-kind "final": choose initial, reverify-r<N>, critic, report-writer or translator`},
+		{plain("demo", "--backend", "screen"), `cockpit demo: --backend "screen": choose cockpit-pane or cli-wrapper`},
 	}
 	before := snapshotFiles(t, root)
 	for _, c := range cases {
