@@ -11,6 +11,7 @@ import (
 // checks the story: four panes, counts moving to done=4, the reclaim, the
 // results, and that the throwaway run is gone afterwards.
 func TestDemoHeadless(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	res := cockpit(t, t.TempDir(), nil, "demo", "--headless")
 	if res.code != 0 {
 		t.Fatalf("demo exited %d: %s\n%s", res.code, res.stderr, res.stdout)

@@ -31,6 +31,7 @@ func setIdle(t *testing.T, root, jobs, prompt string, seconds int) {
 // one completes, one fails, one goes silent past its idle limit — through
 // the real binary and checks team-state, the ledger and the printed lines.
 func TestWorkerDispatchSettlesEveryJob(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail-3")
@@ -141,6 +142,7 @@ func reflectEqualDispatch(a, b state.Dispatch) bool {
 // again only when the counts change, and on a cli-wrapper run nothing is
 // recorded by await.
 func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-1s")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok-2s")

@@ -30,6 +30,7 @@ exec sleep 600
 // alternative, and the answer lands in the user-response sidecar and in
 // gate ask's JSON after its gate-cleanup and user-confirm lines.
 func TestGateInTheScreen(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "hang")

@@ -52,6 +52,7 @@ exec sleep 600
 // holds exactly the seed's lines (the second await adds no phase-5-poll),
 // and the foreign command fails with the documented line and 127.
 func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")

@@ -45,6 +45,7 @@ exec sleep 600
 // tears down; the panes must appear and disappear on the screen, and
 // team-state, the ledger and the printed lines must follow the seed.
 func TestOpenLeadDrivesPanes(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")

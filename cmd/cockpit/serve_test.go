@@ -134,6 +134,7 @@ func dispatchMidBatch(t *testing.T, root string, env []string) {
 }
 
 func TestCockpitSIGTERMMidBatchSettlesEveryDispatch(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	s := startServe(t, root, env)
 	dispatchMidBatch(t, root, env)
@@ -154,6 +155,7 @@ func TestCockpitSIGTERMMidBatchSettlesEveryDispatch(t *testing.T) {
 }
 
 func TestCockpitSIGKILLMidBatchThenTeardown(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	s := startServe(t, root, env)
 	dispatchMidBatch(t, root, env)
@@ -177,6 +179,7 @@ func TestCockpitSIGKILLMidBatchThenTeardown(t *testing.T) {
 }
 
 func TestCockpitSIGKILLMidBatchThenNextCockpit(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	s := startServe(t, root, env)
 	dispatchMidBatch(t, root, env)
@@ -208,6 +211,7 @@ func TestCockpitSIGKILLMidBatchThenNextCockpit(t *testing.T) {
 // nothing, a second batch keeps the first one's in-progress pane, teardown
 // writes off the rest.
 func TestPaneBackendTeamCommands(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	startServe(t, root, env)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
@@ -318,6 +322,7 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 // batch is already running in another process (worker-dispatch): each live
 // dispatch gets a pane following its log, titled "running elsewhere".
 func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-4s")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
@@ -384,6 +389,7 @@ func keysOf(t *testing.T, raw json.RawMessage) []string {
 // TestTeamJSONFields pins the members of every team command's --json
 // output, so machine readers can rely on them.
 func TestTeamJSONFields(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	startServe(t, root, env)
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-2s")

@@ -25,6 +25,7 @@ import (
 // still prints the settled batch, and leaves every dispatch and sidecar
 // terminal.
 func TestWorkerDispatchExitsWithTheSignal(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -106,6 +107,7 @@ func TestWorkerDispatchExitsWithTheSignal(t *testing.T) {
 // TestTeamAwaitExitsWithTheSignal: team await, interrupted while it waits
 // for hanging workers, exits 128+signal with one line.
 func TestTeamAwaitExitsWithTheSignal(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
 	for _, p := range []string{fixture.CodexPrompt, fixture.AntigravityPrompt, fixture.ClaudePrompt} {
 		fixture.SetBehaviour(t, root, p, "hang")
@@ -182,6 +184,10 @@ func TestSignalContextCarriesTheSignal(t *testing.T) {
 	}
 	if !errors.Is(sc.Err(), context.Canceled) || signalOf(sc) != syscall.SIGHUP {
 		t.Fatalf("err %v, cause %v; want context.Canceled caused by SIGHUP", sc.Err(), context.Cause(sc))
+	}
+	var carrier interface{ Signal() os.Signal }
+	if !errors.As(context.Cause(sc), &carrier) || carrier.Signal() != syscall.SIGHUP {
+		t.Fatalf("the cause %v does not name its signal to the engine", context.Cause(sc))
 	}
 	var out, errb bytes.Buffer
 	if code := exitFor(sc, "cockpit", nil, sc.Err(), &errb); code != 129 || errb.String() != "cockpit: interrupted by SIGHUP\n" || out.Len() != 0 {

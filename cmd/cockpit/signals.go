@@ -22,6 +22,11 @@ type signalCause struct{ sig syscall.Signal }
 
 func (e *signalCause) Error() string { return "interrupted by " + unix.SignalName(e.sig) }
 
+// Signal is the signal that came: the engine, given the root context, can
+// pass this one on (errors.As(context.Cause(ctx), &interface{ Signal()
+// os.Signal })) without knowing this package.
+func (e *signalCause) Signal() os.Signal { return e.sig }
+
 // Is makes a signal cause read as context.Canceled.
 func (e *signalCause) Is(target error) bool { return target == context.Canceled }
 

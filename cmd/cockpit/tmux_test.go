@@ -138,6 +138,7 @@ func readExit(t *testing.T, path string, d time.Duration) string {
 // title shows, the counts go from pending=4 done=0 to done=4, focus and
 // zoom keys work, and q ends the program cleanly.
 func TestDemoScreen(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	exit := exitFile(t)
 	s := newTmux(t, 160, 48, nil, fmt.Sprintf("%s demo; echo $? > %s; sleep 600", cockpitBin, exit))
 	labels := []string{"● lead", "Codex analyser · sim", "Antigravity analyser · sim", "Claude analyser · sim", "Grok analyser · sim"}

@@ -111,12 +111,14 @@ func parseWizardJSON(t *testing.T, text string) wizardOutcome {
 // with the same renderArgv and actions as `--answers` gives headless — and
 // that both roster refusals show on the way.
 func TestWizardInATerminal(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
 	needTmux(t)
 	src, _ := filepath.Abs("../../tui/wizard/testdata")
 	cfg := t.TempDir() // no user providers.json
 	for _, lang := range []string{"ko", "en"} {
 		for _, sc := range wizardScripts {
 			t.Run(lang+"/"+sc.name, func(t *testing.T) {
+				t.Parallel()
 				project := filepath.Join(src, "project")
 				answers := filepath.Join(src, "answers", sc.answers)
 				env := []string{"XDG_CONFIG_HOME=" + cfg, "HOME=" + cfg, "NO_COLOR=1"}
