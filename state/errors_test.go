@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -65,5 +66,14 @@ func TestOpenRootWrapsTheStatError(t *testing.T) {
 	_, err := OpenRoot(filepath.Join(t.TempDir(), "missing"))
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("error %v does not wrap fs.ErrNotExist", err)
+	}
+}
+
+// A team-state dispatch whose number does not parse keeps strconv's error.
+func TestTeamStateErrorsKeepTheirCause(t *testing.T) {
+	_, _, err := decodeTeamState([]byte(`{"workerDispatches": [{"dispatchId": "d", "attempt": 1.5}]}`), "ts.json")
+	var num *strconv.NumError
+	if err == nil || err.Error() != "ts.json: workerDispatches[0].attempt: is a number; expected an integer" || !errors.As(err, &num) {
+		t.Fatalf("error %v (%T) does not name the member or lost its cause", err, errors.Unwrap(err))
 	}
 }

@@ -157,7 +157,7 @@ func decodeDispatches(val []byte, ts *TeamState, doc *teamStateDoc, data []byte,
 	for i, e := range elems {
 		var derr *decodeErr
 		if scratch, derr = decodeDispatchInto(e, &ds[i], scratch); derr != nil {
-			return errf(display, fmt.Sprintf("%s[%d]%s", tsWorkerDispatches, i, derr.at()), "%s", derr.msg)
+			return wrapf(derr.err, display, fmt.Sprintf("%s[%d]%s", tsWorkerDispatches, i, derr.at()), "%s", derr.msg)
 		}
 		doc.disp[i] = spanIn(data, e)
 	}

@@ -69,7 +69,10 @@ func jsonName(f reflect.StructField) string {
 }
 
 // decodeErr is a problem with one member of a dispatch.
-type decodeErr struct{ field, msg string }
+type decodeErr struct {
+	field, msg string
+	err        error // the underlying error, if any
+}
 
 // at is the JSON path suffix the error names: ".field", or "" for the
 // element itself.
@@ -97,11 +100,11 @@ func decodeDispatchInto(raw []byte, d *Dispatch, scratch []rawjson.Member) ([]ra
 		return scratch, nil
 	}
 	if raw[0] != '{' {
-		return scratch, &decodeErr{"", "is " + jsonKind(raw) + "; expected an object"}
+		return scratch, &decodeErr{field: "", msg: "is " + jsonKind(raw) + "; expected an object"}
 	}
 	ms, err := rawjson.AppendObject(scratch[:0], raw)
 	if err != nil {
-		return scratch, &decodeErr{"", err.Error()}
+		return scratch, &decodeErr{"", err.Error(), err}
 	}
 	return ms, d.setMembers(ms)
 }
@@ -205,7 +208,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 		return true, derr
 	}
 	if val[0] != '"' {
-		return true, &decodeErr{strings.Clone(key), "is " + jsonKind(val) + "; expected a string"}
+		return true, &decodeErr{field: strings.Clone(key), msg: "is " + jsonKind(val) + "; expected a string"}
 	}
 	if in := val[1 : len(val)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		*sp = string(in)
@@ -213,7 +216,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 	}
 	// Escapes, or bytes that are not UTF-8 (read as U+FFFD).
 	if err := json.Unmarshal(val, sp); err != nil {
-		return true, &decodeErr{strings.Clone(key), "is not a valid string"}
+		return true, &decodeErr{strings.Clone(key), "is not a valid string", err}
 	}
 	return true, nil
 }
@@ -221,7 +224,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 func decodeInt(key string, val []byte) (int, *decodeErr) {
 	n, err := strconv.Atoi(string(val))
 	if err != nil {
-		return 0, &decodeErr{strings.Clone(key), "is " + jsonKind(val) + "; expected an integer"}
+		return 0, &decodeErr{strings.Clone(key), "is " + jsonKind(val) + "; expected an integer", err}
 	}
 	return n, nil
 }

@@ -66,7 +66,7 @@ func CarryWith(req CarryRequest) (*CarryResult, error) {
 	seen := map[string]bool{}
 	for _, id := range req.IDs {
 		if err := CheckID(id); err != nil {
-			return nil, &state.Error{Field: "--clarification-id", Msg: err.Error()}
+			return nil, &state.Error{Field: "--clarification-id", Msg: err.Error(), Err: err}
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -193,7 +193,7 @@ func carriedRow(req CarryRequest, id string, resp *response, now string) (Row, e
 	r.fillScopeEffects()
 	// An incomplete row still carries: the user's answer stands.
 	if err := CheckRow(r); err != nil {
-		return Row{}, &state.Error{File: ledger, Msg: "cannot carry: " + err.Error()}
+		return Row{}, &state.Error{File: ledger, Msg: "cannot carry: " + err.Error(), Err: err}
 	}
 	return r, nil
 }

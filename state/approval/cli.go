@@ -323,7 +323,7 @@ func ParseAnswers(data string) ([]Answer, error) {
 		Note            string `json:"note"`
 	}
 	if err := decodeStrict(data, &raw); err != nil {
-		return nil, &state.Error{Field: "--answers", Msg: fmt.Sprintf("is not a JSON array of answers (%v); give [{\"clarificationId\":\"C-003\",\"answer\":\"...\",\"disposition\":\"select\"}]", err)}
+		return nil, &state.Error{Field: "--answers", Msg: fmt.Sprintf("is not a JSON array of answers (%v); give [{\"clarificationId\":\"C-003\",\"answer\":\"...\",\"disposition\":\"select\"}]", err), Err: err}
 	}
 	out := make([]Answer, 0, len(raw))
 	for i, r := range raw {
@@ -353,14 +353,14 @@ func RunWrite(o WriteOptions, out io.Writer) error {
 	if strings.TrimSpace(o.PlanDecision) != "" {
 		var d PlanDecision
 		if err := decodeStrict(o.PlanDecision, &d); err != nil {
-			return &state.Error{Field: "--plan-decision", Msg: fmt.Sprintf("is not a JSON object (%v); give {\"status\":\"approved\",\"implementationOption\":\"...\",\"reason\":\"...\"}", err)}
+			return &state.Error{Field: "--plan-decision", Msg: fmt.Sprintf("is not a JSON object (%v); give {\"status\":\"approved\",\"implementationOption\":\"...\",\"reason\":\"...\"}", err), Err: err}
 		}
 		req.PlanDecision = &d
 	}
 	if strings.TrimSpace(o.ReportAuthoring) != "" {
 		var d ReportAuthoring
 		if err := decodeStrict(o.ReportAuthoring, &d); err != nil {
-			return &state.Error{Field: "--report-authoring", Msg: fmt.Sprintf("is not a JSON object (%v); give {\"status\":\"approved\",\"reason\":\"...\"}", err)}
+			return &state.Error{Field: "--report-authoring", Msg: fmt.Sprintf("is not a JSON object (%v); give {\"status\":\"approved\",\"reason\":\"...\"}", err), Err: err}
 		}
 		req.ReportAuthoring = &d
 	}

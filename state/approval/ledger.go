@@ -59,13 +59,20 @@ func fileErr(display, field, format string, args ...any) *state.Error {
 	return &state.Error{File: display, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// wrapFileErr is fileErr keeping err as the underlying error.
+func wrapFileErr(err error, display, field, format string, args ...any) *state.Error {
+	e := fileErr(display, field, format, args...)
+	e.Err = err
+	return e
+}
+
 func parseLedger(data []byte, display string) (*ledgerDoc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fileErr(display, "", "is empty; expected a JSON object with rows, or remove the file to start a new ledger")
 	}
 	top, err := parseObject(data)
 	if err != nil {
-		return nil, fileErr(display, "", "is not a valid ledger (%v); restore it from the run, or remove it to start a new ledger", err)
+		return nil, wrapFileErr(err, display, "", "is not a valid ledger (%v); restore it from the run, or remove it to start a new ledger", err)
 	}
 	d := &ledgerDoc{display: display, top: top}
 	for _, k := range []string{"schemaVersion", "taskKey"} {
@@ -96,7 +103,7 @@ func parseLedger(data []byte, display string) (*ledgerDoc, error) {
 			if errors.As(err, &typ) {
 				return nil, fileErr(display, at+"."+typ.Field, "is a JSON %s; expected %s", typ.Value, typ.Type.String())
 			}
-			return nil, fileErr(display, at, "%v", err)
+			return nil, wrapFileErr(err, display, at, "%v", err)
 		}
 		d.rowObjs = append(d.rowObjs, obj)
 		d.rows = append(d.rows, r)
@@ -327,7 +334,7 @@ func update(path string, create bool, taskKey string, fn func(d *ledgerDoc) (boo
 func ruleToFileErr(path string, err error) error {
 	var re *RuleError
 	if errors.As(err, &re) {
-		return &state.Error{File: path, Field: strings.TrimSpace(re.ID + " " + re.Field), Msg: re.Msg}
+		return &state.Error{File: path, Field: strings.TrimSpace(re.ID + " " + re.Field), Msg: re.Msg, Err: err}
 	}
 	return err
 }
@@ -425,7 +432,7 @@ func (r *Row) fillScopeEffects() {
 // with the same disposition, text and reference changes nothing.
 func Resolve(path, id, disposition, userText, userResponseRef string) (*Row, error) {
 	if err := CheckID(id); err != nil {
-		return nil, &state.Error{Field: "--clarification-id", Msg: err.Error()}
+		return nil, &state.Error{Field: "--clarification-id", Msg: err.Error(), Err: err}
 	}
 	if !oneOf(disposition, Dispositions) {
 		return nil, &state.Error{Field: "--disposition", Msg: fmt.Sprintf("is %q; expected %s", disposition, listOr(Dispositions))}
@@ -497,7 +504,7 @@ func Resolve(path, id, disposition, userText, userResponseRef string) (*Row, err
 // time is allowed. It returns the row as stored.
 func AddOptions(path, id string, opts []Option, replace bool) (*Row, error) {
 	if err := CheckID(id); err != nil {
-		return nil, &state.Error{Field: "--clarification-id", Msg: err.Error()}
+		return nil, &state.Error{Field: "--clarification-id", Msg: err.Error(), Err: err}
 	}
 	if len(opts) == 0 {
 		return nil, &state.Error{Field: "--option", Msg: "is required; give each option as --option <json>, or a JSON array of them in --options-file"}

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -414,5 +415,22 @@ func TestObjectMembersMatchAsEncodingJSON(t *testing.T) {
 	}
 	if v, ok := o.get("x-key"); !ok || string(v) != "1" {
 		t.Fatalf("get x-key: %s %v", v, ok)
+	}
+}
+
+// A ledger that is not JSON, or a row id that breaks the rules, keeps the
+// error underneath the one-line text.
+func TestLedgerErrorsKeepTheirCause(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	writeFile(t, p, []byte(`{"rows": [`))
+	_, err := Read(p)
+	var syn *json.SyntaxError
+	if err == nil || !errors.As(err, &syn) {
+		t.Fatalf("error %v does not wrap a *json.SyntaxError", err)
+	}
+	err = CheckRow(rowWithID("X-1"))
+	var re *RuleError
+	if !errors.As(err, &re) || re.Err == nil || errors.Unwrap(err) != re.Err {
+		t.Fatalf("rule error %v keeps no cause", err)
 	}
 }

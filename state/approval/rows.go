@@ -123,7 +123,11 @@ type RuleError struct {
 	ID    string // the row's clarification id, when known
 	Field string
 	Msg   string
+	Err   error // the underlying error, when there is one; not in the text
 }
+
+// Unwrap returns the underlying error, or nil.
+func (e *RuleError) Unwrap() error { return e.Err }
 
 // Error renders "<id> <field>: <message>".
 func (e *RuleError) Error() string {
@@ -193,7 +197,7 @@ func checkRow(r Row, complete bool) error {
 		return &RuleError{ID: id, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	if err := CheckID(id); err != nil {
-		return &RuleError{Field: "clarificationId", Msg: err.Error()}
+		return &RuleError{Field: "clarificationId", Msg: err.Error(), Err: err}
 	}
 	if blank(r.Statement) {
 		return rule("statement", "is empty; state the question the user must decide")
@@ -209,7 +213,7 @@ func checkRow(r Row, complete bool) error {
 	}
 	if r.Supersedes != "" {
 		if err := CheckID(r.Supersedes); err != nil {
-			return rule("supersedes", "%s", err.Error())
+			return &RuleError{ID: id, Field: "supersedes", Msg: err.Error(), Err: err}
 		}
 		if r.Supersedes == id {
 			return rule("supersedes", "names the row itself; name the carried or answered row this one replaces")

@@ -425,7 +425,7 @@ func WriteSidecar(req WriteRequest) (string, error) {
 	for i, a := range req.Answers {
 		at := fmt.Sprintf("--answers[%d]", i)
 		if err := CheckID(a.ClarificationID); err != nil {
-			return "", &state.Error{Field: at + ".clarificationId", Msg: err.Error()}
+			return "", &state.Error{Field: at + ".clarificationId", Msg: err.Error(), Err: err}
 		}
 		if seen[a.ClarificationID] {
 			return "", &state.Error{Field: at, Msg: fmt.Sprintf("answers %s a second time; give one answer per row", a.ClarificationID)}
@@ -442,7 +442,7 @@ func WriteSidecar(req WriteRequest) (string, error) {
 	if d := req.PlanDecision; d != nil && d.Status != "" {
 		c, err := SerializePlanDecision(*d)
 		if err != nil {
-			return "", &state.Error{Field: "--plan-decision", Msg: err.Error()}
+			return "", &state.Error{Field: "--plan-decision", Msg: err.Error(), Err: err}
 		}
 		planChunk = c
 	}
@@ -450,7 +450,7 @@ func WriteSidecar(req WriteRequest) (string, error) {
 	if d := req.ReportAuthoring; d != nil && d.Status != "" {
 		c, err := SerializeReportAuthoring(*d)
 		if err != nil {
-			return "", &state.Error{Field: "--report-authoring", Msg: err.Error()}
+			return "", &state.Error{Field: "--report-authoring", Msg: err.Error(), Err: err}
 		}
 		authoringChunk = c
 	}
