@@ -58,24 +58,40 @@ $SHELL. Dispatches still running from an earlier session are shown as
 }
 
 func openRun(o *OpenOptions) error {
-	run, err := o.Run.load()
+	cp, stop, err := startCockpit(&o.Run, o.Lead)
 	if err != nil {
 		return err
+	}
+	defer stop()
+	return runScreen(o.Ctx, cp, o.Prefix)
+}
+
+// startCockpit starts the engine on the run with lead in its lead pane (none
+// when empty), the okstra shim first on the lead's PATH; stop removes the
+// shim once the cockpit is closed.
+func startCockpit(r *runFlags, lead []string) (cp *runtime.Cockpit, stop func(), err error) {
+	run, err := r.load()
+	if err != nil {
+		return nil, nil, err
 	}
 	self, err := selfPath()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	shim, removeShim, err := okstraShim(self)
-	if err != nil {
-		return err
+	cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: lead}
+	stop = func() {}
+	if len(lead) > 0 {
+		shim, removeShim, err := okstraShim(self)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.LeadPath, stop = []string{shim}, removeShim
 	}
-	defer removeShim()
-	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Lead: o.Lead, LeadPath: []string{shim}})
-	if err != nil {
-		return err
+	if cp, err = runtime.StartCockpit(cfg); err != nil {
+		stop()
+		return nil, nil, err
 	}
-	return runScreen(o.Ctx, cp, o.Prefix)
+	return cp, stop, nil
 }
 
 // runScreen runs the screen on a started cockpit until the human quits or

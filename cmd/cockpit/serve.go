@@ -46,30 +46,14 @@ scripts); "cockpit open" is the same engine with the screen.`,
 // serveRun runs the engine until a signal, its normal end: it closes the
 // cockpit (every pane gets its hang-up) and exits 0.
 func serveRun(o *ServeOptions) error {
-	run, err := o.Run.load()
+	cp, removeShim, err := startCockpit(&o.Run, o.Lead)
 	if err != nil {
 		return err
 	}
-	self, err := selfPath()
-	if err != nil {
-		return err
-	}
-	cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: o.Lead}
-	if len(o.Lead) > 0 {
-		shim, removeShim, err := okstraShim(self)
-		if err != nil {
-			return err
-		}
-		defer removeShim()
-		cfg.LeadPath = []string{shim}
-	}
-	cp, err := runtime.StartCockpit(cfg)
-	if err != nil {
-		return err
-	}
+	defer removeShim()
 	events, stop := cp.Subscribe()
 	defer stop()
-	fmt.Fprintf(o.IO.Err, "cockpit serve: serving %s at %s\n", run.Manifest.Display, cp.SocketPath())
+	fmt.Fprintf(o.IO.Err, "cockpit serve: serving %s at %s\n", o.Run.RunManifest, cp.SocketPath())
 	var wire wireEvents
 	for {
 		select {
