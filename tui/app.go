@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -30,8 +31,14 @@ type Actions struct {
 	// closes the pane through the Manager itself.
 	ClosePane func(id string)
 	// Quit tells the engine the human quit the screen; the program then
-	// ends. The owner closes the panes after Program.Run returns.
+	// ends. The owner closes the panes after Program.Run returns. Only a
+	// standalone screen quits; an attached one detaches or ends the run.
 	Quit func()
+	// EndRun ends the run from an attached screen (Config.Attached): the
+	// human chose "end the run" in the q dialog. It may block until the
+	// panes are closed; the screen then ends its session with
+	// attach.ReasonRunEnded. When nil, the dialog says to use cockpit stop.
+	EndRun func()
 	// AnswerGate delivers the human's answer from the gate dialog; an error
 	// (the engine refusing the answer) is shown in the dialog.
 	AnswerGate func(runtime.GateAnswer) error
@@ -71,6 +78,27 @@ type Config struct {
 	// Context ends the frame loop when done; the loop also ends when the
 	// human quits or Stop is called. Nil means context.Background.
 	Context context.Context
+
+	// Attached says the screen is one of an engine's attached screens
+	// (served by tui/attach): prefix d detaches (the session ends with
+	// attach.ReasonDetached; nothing is closed, Actions.Quit is not called)
+	// and q asks "detach, or end the run?". A standalone screen (false:
+	// cockpit open in one process, tests, tools) quits with q as before,
+	// and prefix d only says there is nothing to detach from.
+	Attached bool
+	// ReadOnly makes a screen that watches: focus, zoom, scroll, the
+	// timeline, help and detach work; typing into a pane, pasting, closing
+	// a pane, answering a gate and ending the run (or quitting a standalone
+	// screen) are refused with a notice.
+	ReadOnly bool
+	// Sizes is shared by every screen on the same Manager: the panes take
+	// the size of the screen active last (see SizeArbiter). Nil: this
+	// screen alone sizes the panes.
+	Sizes *SizeArbiter
+	// Restore is the view a previous screen left (App.ViewState when it
+	// detached): focus, zoom, timeline and input mode come back as they
+	// were. It overrides HideTimeline.
+	Restore *ViewState
 }
 
 // RendererFPS is the bubbletea renderer rate the screen is tuned for: at
@@ -114,7 +142,19 @@ func (m mode) String() string {
 // Program.Send.
 type App struct {
 	mgr     *panes.Manager
+	sub     *dirtySub // this screen's share of the Manager's changes (dirty.go), from Init
 	actions Actions
+	// attached, readOnly, sizes: see Config.
+	attached bool
+	readOnly bool
+	sizes    *SizeArbiter
+	// restore is Config.Restore until its pane shows up (or is known gone);
+	// published is the last ViewState, for ViewState from any goroutine.
+	restore   *ViewState
+	published atomic.Pointer[ViewState]
+	ending    bool // the run is being ended from this screen
+	// gatePrefix: the prefix was pressed in the gate dialog; d detaches.
+	gatePrefix bool
 	keys    KeyMap
 	st      Styles
 	glyphs  [stateNotRun + 1]styledGlyph
@@ -184,6 +224,7 @@ type confirmKind uint8
 const (
 	confirmQuit confirmKind = iota + 1
 	confirmClose
+	confirmEnd // attached: detach, or end the run? (a dialog, not the status line)
 )
 
 // New returns the screen's root model.
@@ -216,6 +257,20 @@ func New(cfg Config) *App {
 		gatesSeen:    make(map[string]bool),
 		showTimeline: !cfg.HideTimeline,
 		resizeDelay:  resizeDelay,
+		attached:     cfg.Attached,
+		readOnly:     cfg.ReadOnly,
+		sizes:        cfg.Sizes,
+	}
+	if r := cfg.Restore; r != nil {
+		a.showTimeline = !r.HideTimeline
+		if r.Focus != "" {
+			rs := *r
+			a.restore = &rs
+		}
+	}
+	if a.sizes != nil {
+		a.sizes.join(a)
+		context.AfterFunc(ctx, func() { a.sizes.leave(a) })
 	}
 	a.glyphs, a.attn = styleGlyphs(a.st)
 	if cfg.Manager != nil {
@@ -232,10 +287,19 @@ func (a *App) Stop() { a.cancel() }
 // Init starts the frame loop and takes a first snapshot of every pane the
 // Manager already holds.
 func (a *App) Init() tea.Cmd {
+	if a.mgr != nil && a.sub == nil {
+		a.sub = subscribeDirty(a.mgr)
+		a.snaps.sub = a.sub
+		context.AfterFunc(a.ctx, a.sub.close)
+	}
 	cmds := []tea.Cmd{a.cmdSyncPanes()}
 	if !a.manual && a.snaps != nil {
 		cmds = append(cmds, a.cmdWaitFrame())
 	}
+	if !a.manual {
+		cmds = append(cmds, a.cmdWatchLatest())
+	}
+	a.publish()
 	return tea.Batch(cmds...)
 }
 
@@ -243,6 +307,12 @@ func (a *App) Init() tea.Cmd {
 // snapshots and engine actions all run in commands.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
+	switch msg.(type) {
+	case tea.WindowSizeMsg, tea.KeyPressMsg, tea.MouseMsg, tea.PasteMsg:
+		// Any input or resize makes this the screen active last, which
+		// sizes the panes (SizeArbiter).
+		a.active()
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
@@ -266,7 +336,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = a.onKey(msg)
 	case tea.PasteMsg:
-		if a.gate != nil {
+		if a.readOnly {
+			a.refuse("cannot paste")
+		} else if a.gate != nil {
 			a.onGatePaste(msg.Content)
 		} else if a.mode == modeInput {
 			if pv := a.focused(); pv != nil {
@@ -290,10 +362,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.ticking = false
 	case resizeMsg:
 		a.onResizeTimer(msg)
+	case latestMsg:
+		cmd = a.onLatest()
 	default:
 		return a, nil
 	}
 	a.viewValid = false
+	a.publish()
 	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen())
 }
 
@@ -303,7 +378,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (a *App) cmdTellScreen() tea.Cmd {
 	tell := a.actions.Screen
 	s := ScreenSize{Cols: a.width, Rows: a.height, Timeline: a.showTimeline}
-	if tell == nil || s.Cols <= 0 || s.Rows <= 0 || s == a.toldScreen {
+	if tell == nil || s.Cols <= 0 || s.Rows <= 0 || s == a.toldScreen || !a.sizesPanes() {
 		return nil
 	}
 	a.toldScreen = s

@@ -22,8 +22,9 @@ type PaneCost struct {
 // framesMsg carries the snapshots of the panes that changed. loop is set
 // when it comes from the frame loop, which then waits for the next frame.
 type framesMsg struct {
-	snaps []paneSnap
-	loop  bool
+	snaps   []paneSnap
+	loop    bool
+	initial bool // the first snapshot of every pane the Manager held (cmdSyncPanes)
 }
 
 // frameStoppedMsg says the frame loop ended (the screen is quitting).
@@ -64,26 +65,26 @@ func (a *App) cmdSyncPanes() tea.Cmd {
 	if a.mgr == nil {
 		return nil
 	}
-	mgr := a.mgr
+	mgr, sub := a.mgr, a.sub
 	return func() tea.Msg {
 		var ids []string
 		for _, p := range mgr.List() {
 			ids = append(ids, p.ID())
 		}
-		return framesMsg{snaps: takeSnaps(mgr, ids)}
+		return framesMsg{snaps: takeSnaps(mgr, sub, ids), initial: true}
 	}
 }
 
-// takeSnaps snapshots the panes ids and takes their events; ids of panes
-// closed meanwhile are skipped.
-func takeSnaps(mgr *panes.Manager, ids []string) []paneSnap {
+// takeSnaps snapshots the panes ids and takes their events from sub; ids
+// of panes closed meanwhile are skipped.
+func takeSnaps(mgr *panes.Manager, sub *dirtySub, ids []string) []paneSnap {
 	out := make([]paneSnap, 0, len(ids))
 	for _, id := range ids {
 		p, ok := mgr.Get(id)
 		if !ok {
 			continue
 		}
-		out = append(out, paneSnap{id: id, snap: p.Snapshot(), events: p.TakeEvents(nil)})
+		out = append(out, paneSnap{id: id, snap: p.Snapshot(), events: sub.takeEvents(id)})
 	}
 	return out
 }

@@ -142,7 +142,11 @@ func (a *App) onGateKey(msg tea.KeyPressMsg) tea.Cmd {
 	case s == "enter":
 		return a.submitGate(g)
 	case s == "tab" || s == "n" || s == "r":
-		d.editing = true
+		if a.readOnly {
+			a.refuse("cannot answer gates")
+		} else {
+			d.editing = true
+		}
 	case key.Matches(msg, a.keys.Up), s == "shift+tab":
 		d.sel = (d.sel - 1 + n) % n
 	case key.Matches(msg, a.keys.Down):
@@ -186,6 +190,10 @@ func (a *App) cycleGate(step int) {
 // contract); the engine checks again and its refusal is shown.
 func (a *App) submitGate(g *runtime.Gate) tea.Cmd {
 	d := a.gate
+	if a.readOnly {
+		a.refuse("cannot answer gates")
+		return nil
+	}
 	ans := runtime.GateAnswer{GateID: g.ID, Option: d.sel, Note: strings.TrimSpace(string(d.note))}
 	if g.Kind == gateReportAuthoring {
 		ans.Option = -1
@@ -351,6 +359,8 @@ func (a *App) gateBox() []string {
 		keys = "answering…"
 	case d.editing:
 		keys = "type the note · enter: answer · tab/esc: back to the choices"
+	case a.readOnly:
+		keys = "read-only screen: answer from another one · ↑↓: options · esc: close"
 	case g.Kind == gateReportAuthoring:
 		keys = "a/d or ↑↓ choose · tab: reason · enter: answer · esc: later"
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -19,23 +20,31 @@ func row(b key.Binding) helpRow { return helpRow{b.Help().Key, b.Help().Desc} }
 
 // helpSections is the key map grouped by mode, in the order the overlay
 // lists it. Bindings that only differ by direction share a row.
-func (k KeyMap) helpSections() []helpSection {
+// An attached screen lists detach, and q's dialog instead of quitting.
+func (k KeyMap) helpSections(attached bool) []helpSection {
+	nav := []helpRow{
+		{"←↓↑→ hjkl", "move focus"},
+		{"tab/S-tab", "next / previous pane"},
+		row(k.Jump), row(k.Enter), row(k.Zoom), row(k.Scroll),
+		row(k.Timeline), row(k.Close), row(k.Gate), row(k.Quit), row(k.Help),
+	}
+	typing := []helpRow{
+		row(k.Prefix),
+		{k.Prefix.Help().Key + " ×2", "send " + k.Prefix.Help().Key + " itself"},
+	}
+	if attached {
+		nav[len(nav)-2] = helpRow{k.Quit.Help().Key, "detach or end the run"}
+		nav = slices.Insert(nav, len(nav)-2, row(k.Detach))
+		typing = append(typing, helpRow{k.Prefix.Help().Key + " " + k.Detach.Help().Key, "detach"})
+	}
 	return []helpSection{
-		{"Navigation (default)", []helpRow{
-			{"←↓↑→ hjkl", "move focus"},
-			{"tab/S-tab", "next / previous pane"},
-			row(k.Jump), row(k.Enter), row(k.Zoom), row(k.Scroll),
-			row(k.Timeline), row(k.Close), row(k.Gate), row(k.Quit), row(k.Help),
-		}},
+		{"Navigation (default)", nav},
 		{"Gate dialog", []helpRow{
 			{"↑↓ 1-9", "choose an answer"},
 			{"tab", "write the note / reason"},
 			{"enter", "answer · esc: later"},
 		}},
-		{"Typing into a pane", []helpRow{
-			row(k.Prefix),
-			{k.Prefix.Help().Key + " ×2", "send " + k.Prefix.Help().Key + " itself"},
-		}},
+		{"Typing into a pane", typing},
 		{"Scroll mode", []helpRow{
 			{"↑↓ kj", "line up / down"},
 			{"pgup/pgdn", "page (also b, f, space)"},
@@ -53,7 +62,7 @@ func (k KeyMap) helpSections() []helpSection {
 // helpBox is the help overlay: the key map grouped by mode in a box, in
 // one column when the terminal is tall enough, else two.
 func (a *App) helpBox() []string {
-	sections := a.keys.helpSections()
+	sections := a.keys.helpSections(a.attached)
 	keyW := 0
 	for _, s := range sections {
 		for _, r := range s.rows {
@@ -76,6 +85,10 @@ func (a *App) helpBox() []string {
 	if strings.Count(body, "\n")+1+6 > a.height {
 		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:2]), "   ", render(sections[2:]))
 	}
-	content := a.st.HelpTitle.Render("cockpit keys") + "\n\n" + body + "\n\n" + a.st.Hint.Render("any key closes this help")
+	foot := "any key closes this help"
+	if a.readOnly {
+		foot = "read-only: watch, move, scroll, detach · " + foot
+	}
+	content := a.st.HelpTitle.Render("cockpit keys") + "\n\n" + body + "\n\n" + a.st.Hint.Render(foot)
 	return strings.Split(a.st.HelpBox.Render(content), "\n")
 }

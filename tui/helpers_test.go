@@ -18,6 +18,7 @@ import (
 	"github.com/okstra/cockpit/panes"
 	cockpit "github.com/okstra/cockpit/runtime"
 	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/tui/attach"
 )
 
 // paneprog is the path of the test program built by TestMain.
@@ -55,14 +56,25 @@ type harness struct {
 	mu      sync.Mutex
 	closes  []string
 	quits   int
+	endRuns int
 	quitted bool
+	ended   *attach.EndMsg // the session end a command asked for (attach.End)
 
 	static map[string]bool // panes running "static", which waitDrawn waits for
+
+	lastFrame time.Time // when waitDirty last returned
 }
 
 func newHarness(t testing.TB, w, h int, opts ...func(*Config)) *harness {
 	t.Helper()
-	hs := &harness{t: t, mgr: panes.NewManager(), static: make(map[string]bool)}
+	return newHarnessOn(t, panes.NewManager(), w, h, opts...)
+}
+
+// newHarnessOn is newHarness on a given Manager, so that several screens
+// can show the same panes.
+func newHarnessOn(t testing.TB, mgr *panes.Manager, w, h int, opts ...func(*Config)) *harness {
+	t.Helper()
+	hs := &harness{t: t, mgr: mgr, static: make(map[string]bool)}
 	cfg := Config{
 		Manager: hs.mgr,
 		Now:     func() time.Time { return testNow },
@@ -75,6 +87,11 @@ func newHarness(t testing.TB, w, h int, opts ...func(*Config)) *harness {
 			Quit: func() {
 				hs.mu.Lock()
 				hs.quits++
+				hs.mu.Unlock()
+			},
+			EndRun: func() {
+				hs.mu.Lock()
+				hs.endRuns++
 				hs.mu.Unlock()
 			},
 		},
@@ -132,6 +149,9 @@ func (hs *harness) exec(cmd tea.Cmd) {
 		}
 	case tea.QuitMsg:
 		hs.quitted = true
+	case attach.EndMsg:
+		// attach.Serve takes it before the model and ends the session.
+		hs.ended = &msg
 	default:
 		hs.send(msg)
 	}
@@ -142,12 +162,36 @@ func (hs *harness) frame(d time.Duration) bool {
 	hs.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	ids, err := hs.mgr.WaitDirty(ctx, time.Millisecond)
+	ids, err := hs.waitDirty(ctx, time.Millisecond)
 	if err != nil {
 		return false
 	}
-	hs.send(framesMsg{snaps: takeSnaps(hs.mgr, ids)})
+	hs.send(framesMsg{snaps: takeSnaps(hs.mgr, hs.app.sub, ids)})
 	return true
+}
+
+// waitDirty is Manager.WaitDirty on the screen's own subscription (the
+// screens of a Manager share its change signal through dirty.go): it
+// returns the panes changed, at most once per frame, never none.
+func (hs *harness) waitDirty(ctx context.Context, frame time.Duration) ([]string, error) {
+	for {
+		select {
+		case <-hs.app.sub.signal():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if wait := time.Until(hs.lastFrame.Add(frame)); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if ids := hs.app.sub.take(nil); len(ids) > 0 {
+			hs.lastFrame = time.Now()
+			return ids, nil
+		}
+	}
 }
 
 // waitFor pumps frames until cond holds, failing after a deadline.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strconv"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -25,6 +26,17 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.onConfirmKey(msg)
 	}
 	if a.gate != nil {
+		// The prefix then d detaches from the gate dialog too; the
+		// dialog's own keys have no prefix.
+		afterPrefix := a.gatePrefix
+		a.gatePrefix = false
+		if key.Matches(msg, a.keys.Prefix) {
+			a.gatePrefix = true
+			return nil
+		}
+		if afterPrefix && key.Matches(msg, a.keys.Detach) {
+			return a.detach()
+		}
 		return a.onGateKey(msg)
 	}
 	switch a.mode {
@@ -60,7 +72,7 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 	pv := a.focused()
 	switch {
 	case key.Matches(msg, km.Prefix):
-		if afterPrefix && pv != nil {
+		if afterPrefix && pv != nil && !a.readOnly {
 			// Prefix twice: the program gets the prefix key itself.
 			if op, ok := keyOp(pv.id, msg.Key()); ok {
 				a.queue(op)
@@ -71,6 +83,8 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.showHelp = true
 	case key.Matches(msg, km.Gate):
 		a.openGate("")
+	case key.Matches(msg, km.Detach):
+		return a.detach()
 	case key.Matches(msg, km.Quit):
 		return a.askQuit()
 	case key.Matches(msg, km.Left):
@@ -90,7 +104,9 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.setFocus(n - 1)
 		}
 	case key.Matches(msg, km.Enter):
-		if pv != nil {
+		if a.readOnly {
+			a.refuse("cannot type into panes")
+		} else if pv != nil {
 			a.setMode(modeInput)
 		}
 	case key.Matches(msg, km.Zoom):
@@ -109,7 +125,11 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.showTimeline = !a.showTimeline
 		a.relayout()
 	case key.Matches(msg, km.Close):
-		a.askClose()
+		if a.readOnly {
+			a.refuse("cannot close panes")
+		} else {
+			a.askClose()
+		}
 	}
 	return nil
 }
@@ -152,6 +172,15 @@ func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	c := a.confirm
 	a.confirm = nil
+	if c.kind == confirmEnd {
+		switch {
+		case key.Matches(msg, a.keys.Detach):
+			return a.detach()
+		case key.Matches(msg, a.keys.EndRun):
+			return a.endRun()
+		}
+		return nil // esc, n or any other key: stay
+	}
 	yes := key.Matches(msg, a.keys.ConfirmYes) || (c.kind == confirmQuit && key.Matches(msg, a.keys.Quit))
 	if !yes {
 		return nil
@@ -166,18 +195,58 @@ func (a *App) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// askQuit quits at once when no worker pane still runs, else asks first.
+// askQuit: an attached screen asks whether to detach or end the run (the
+// dialog says what still waits); a standalone one quits at once when no
+// gate waits and no worker pane still runs, else asks first.
 func (a *App) askQuit() tea.Cmd {
-	n := a.runningWorkers()
-	if n == 0 {
+	if a.ending {
+		return nil
+	}
+	if a.attached {
+		a.confirm = &confirmation{kind: confirmEnd}
+		return nil
+	}
+	if a.readOnly {
+		// Quitting a standalone screen ends the run (its owner closes the
+		// panes).
+		a.refuse("cannot quit; the run goes on")
+		return nil
+	}
+	var what []string
+	if g := a.gatesWaiting(); g != "" {
+		what = append(what, g)
+	}
+	if n := a.runningWorkers(); n == 1 {
+		what = append(what, "1 worker pane is still running")
+	} else if n > 1 {
+		what = append(what, strconv.Itoa(n)+" worker panes are still running")
+	}
+	if len(what) == 0 {
 		return a.cmdQuit()
 	}
-	what := "1 worker pane is"
-	if n > 1 {
-		what = strconv.Itoa(n) + " worker panes are"
-	}
-	a.confirm = &confirmation{kind: confirmQuit, text: what + " still running — quit anyway? (q/y: quit, any other key: stay)"}
+	a.confirm = &confirmation{kind: confirmQuit, text: strings.Join(what, ", ") + " — quit anyway? (q/y: quit, any other key: stay)"}
 	return nil
+}
+
+// gatesWaiting names the waiting gates ("gate C-003 is waiting", "3 gates
+// are waiting: C-003, C-004, R-001"), or is empty.
+func (a *App) gatesWaiting() string {
+	gs := a.run.Gates
+	switch len(gs) {
+	case 0:
+		return ""
+	case 1:
+		return "gate " + gs[0].ID + " is waiting"
+	}
+	ids := make([]string, 0, 3)
+	for _, g := range gs[:min(len(gs), 3)] {
+		ids = append(ids, g.ID)
+	}
+	list := strings.Join(ids, ", ")
+	if len(gs) > 3 {
+		list += ", …"
+	}
+	return strconv.Itoa(len(gs)) + " gates are waiting: " + list
 }
 
 // askClose asks before closing the focused worker pane; the lead's pane is

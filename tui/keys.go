@@ -26,6 +26,7 @@ type KeyMap struct {
 	Timeline              key.Binding
 	Close                 key.Binding
 	Gate                  key.Binding
+	Detach                key.Binding // an attached screen only (Config.Attached)
 	Quit                  key.Binding
 	Help                  key.Binding
 
@@ -39,6 +40,8 @@ type KeyMap struct {
 	Top, Bottom           key.Binding
 	ExitScroll            key.Binding
 	ConfirmYes, ConfirmNo key.Binding
+	// The attached screen's q dialog: Detach, EndRun, ConfirmNo.
+	EndRun key.Binding
 }
 
 // NewKeyMap returns the default bindings with prefix as the prefix key.
@@ -63,6 +66,7 @@ func NewKeyMap(prefix string) KeyMap {
 		Timeline: b("t", "show / hide timeline", "t"),
 		Close:    b("x", "close worker pane", "x"),
 		Gate:     b("g", "answer the waiting gate", "g"),
+		Detach:   b("d", "detach: the run goes on", "d"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		Help:     b("?", "help", "?"),
 
@@ -80,6 +84,7 @@ func NewKeyMap(prefix string) KeyMap {
 
 		ConfirmYes: b("y", "confirm", "y"),
 		ConfirmNo:  b("n/esc", "cancel", "n", "esc"),
+		EndRun:     b("e/y", "end the run", "e", "y"),
 	}
 }
 

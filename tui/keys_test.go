@@ -474,7 +474,7 @@ func TestOnlyDirtyPanesSnapshotted(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		ids, err := hs.mgr.WaitDirty(ctx, DefaultFrame)
+		ids, err := hs.waitDirty(ctx, DefaultFrame)
 		cancel()
 		if err != nil {
 			break // quiet for 2 s: the flood is over
@@ -483,7 +483,7 @@ func TestOnlyDirtyPanesSnapshotted(t *testing.T) {
 		if slices.Contains(ids, idle) {
 			idleFrames++
 		}
-		hs.send(framesMsg{snaps: takeSnaps(hs.mgr, ids)})
+		hs.send(framesMsg{snaps: takeSnaps(hs.mgr, hs.app.sub, ids)})
 	}
 	if idleFrames != 0 {
 		t.Fatalf("the idle pane was in %d frames", idleFrames)

@@ -145,6 +145,10 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 			scrolled = true
 		}
 	}
+	if msg.initial && a.restore != nil && a.byID[a.restore.Focus] == nil {
+		// The pane focused when the previous screen left is gone.
+		a.restore = nil
+	}
 	var cmds []tea.Cmd
 	if msg.loop {
 		if !a.manual {
@@ -202,6 +206,7 @@ func (a *App) addPane(id string) *paneView {
 		a.focus = slices.Index(a.panes, pv)
 	}
 	a.relayout()
+	a.applyRestore(pv)
 	return pv
 }
 

@@ -51,8 +51,12 @@ func (a *App) relayout() {
 type resizeMsg struct{ gen int }
 
 // resizePanes queues a resize for every shown pane whose content size is
-// not the one last asked of it.
+// not the one last asked of it. A screen that is not the latest of several
+// (SizeArbiter) leaves the panes at the size they have.
 func (a *App) resizePanes() {
+	if !a.sizesPanes() {
+		return
+	}
 	for _, pv := range a.panes {
 		in := pv.rect.Inner()
 		if in.W <= 0 || in.H <= 0 || (in.W == pv.sizedCols && in.H == pv.sizedRows) {
@@ -87,6 +91,9 @@ func (a *App) onResizeTimer(m resizeMsg) {
 
 // resizeNeeded reports whether a shown pane's size is not the one asked.
 func (a *App) resizeNeeded() bool {
+	if !a.sizesPanes() {
+		return false
+	}
 	for _, pv := range a.panes {
 		in := pv.rect.Inner()
 		if in.W > 0 && in.H > 0 && (in.W != pv.sizedCols || in.H != pv.sizedRows) {
@@ -120,6 +127,9 @@ func (a *App) render() (string, *tea.Cursor) {
 	}
 	if a.gate != nil {
 		overlay(rows, a.width, a.gateBox())
+	}
+	if a.confirm != nil && a.confirm.kind == confirmEnd {
+		overlay(rows, a.width, a.endBox())
 	}
 	if a.showHelp {
 		overlay(rows, a.width, a.helpBox())

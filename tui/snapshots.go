@@ -16,6 +16,7 @@ import (
 // into the next frame: one busy pane never holds back the others.
 type snapper struct {
 	mgr    *panes.Manager
+	sub    *dirtySub // this screen's share of the Manager's changes; set before the first frame
 	frame  time.Duration
 	budget time.Duration
 
@@ -98,12 +99,13 @@ func (s *snapper) run(ctx context.Context) {
 
 // next blocks until some pane changed (or a late snapshot is ready) and at
 // least a frame passed since the previous call returned, then returns the
-// snapshots of the changed panes: Manager.WaitDirty's rules, plus the late
+// snapshots of the changed panes: Manager.WaitDirty's rules (on this
+// screen's subscription, see dirty.go), plus the late
 // delivery. It never returns an empty frame.
 func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 	for {
 		select {
-		case <-s.mgr.Dirty():
+		case <-s.sub.signal():
 		case <-s.wake:
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -120,7 +122,7 @@ func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 		// The frame clock runs from the start of a frame, so the time the
 		// screen spends drawing one overlaps the wait for the next.
 		start := time.Now()
-		snaps := s.take(s.mgr.TakeDirty(nil))
+		snaps := s.take(s.sub.take(nil))
 		if len(snaps) > 0 {
 			s.last = start
 			return snaps, nil
@@ -183,7 +185,7 @@ func (s *snapper) snap(p *panes.Pane, done chan<- struct{}) {
 	id := p.ID()
 	signalled := false
 	for {
-		ps := paneSnap{id: id, snap: p.Snapshot(), events: p.TakeEvents(nil)}
+		ps := paneSnap{id: id, snap: p.Snapshot(), events: s.sub.takeEvents(id)}
 		s.mu.Lock()
 		if s.cur != nil {
 			*s.cur = appendSnap(*s.cur, ps)

@@ -31,6 +31,8 @@ func TestSnapperLate(t *testing.T) {
 				}
 			}
 			s := newSnapper(mgr, 5*time.Millisecond)
+			s.sub = subscribeDirty(mgr)
+			t.Cleanup(s.sub.close)
 			s.budget = budget
 			last := map[string]panes.Snapshot{}
 			want := map[string]string{ids[0]: "history line 2000", ids[1]: "history line 3000"}

@@ -56,7 +56,7 @@ func nextText(n *state.NextPhase) string {
 // first, then the notice is cut; the counts and gates stay.
 func (a *App) statusLine() string {
 	w := a.width
-	if a.confirm != nil {
+	if a.confirm != nil && a.confirm.kind != confirmEnd {
 		return fit(" "+a.st.Prompt.Render(a.confirm.text), w)
 	}
 	badge := a.mode.String()
@@ -64,6 +64,9 @@ func (a *App) statusLine() string {
 		badge += " ZOOM"
 	}
 	left := a.st.ModeBadge.Render(" "+badge+" ") + " "
+	if a.readOnly {
+		left += a.st.Prompt.Render("read-only") + " "
+	}
 	sep := a.st.Hint.Render(" · ")
 	if a.haveRun {
 		v := a.run
@@ -115,6 +118,14 @@ func (a *App) hint() string {
 		return prefix + ": back to navigation"
 	case modeScroll:
 		return "q: leave · g/G: top/bottom"
+	}
+	switch {
+	case a.readOnly && a.attached:
+		return "?: help · d: detach"
+	case a.readOnly:
+		return "?: help"
+	case a.attached:
+		return "enter: type · ?: help · d: detach · q: quit"
 	}
 	return "enter: type · ?: help · q: quit"
 }
