@@ -155,14 +155,14 @@ type App struct {
 	ending    bool // the run is being ended from this screen
 	// gatePrefix: the prefix was pressed in the gate dialog; d detaches.
 	gatePrefix bool
-	keys    KeyMap
-	st      Styles
-	glyphs  [stateNotRun + 1]styledGlyph
-	attn    string
-	now     func() time.Time
-	frame   time.Duration
-	ctx     context.Context
-	cancel  context.CancelFunc
+	keys       KeyMap
+	st         Styles
+	glyphs     [stateNotRun + 1]styledGlyph
+	attn       string
+	now        func() time.Time
+	frame      time.Duration
+	ctx        context.Context
+	cancel     context.CancelFunc
 
 	width, height int
 	toldScreen    ScreenSize // what Actions.Screen last reported
