@@ -13,49 +13,61 @@ import (
 	"github.com/okstra/cockpit/internal/fixture"
 )
 
+// benchBuilds are the binaries the start benchmark compares: the cockpit
+// built as `go install` builds it (cgo on: the binary links libc
+// dynamically, because net and os/user have cgo variants), the cockpit
+// built with CGO_ENABLED=0 (static, as docs/PERFORMANCE.md recommends), and
+// an empty Go program.
+type benchBuilds struct{ cgo, static, empty string }
+
 var (
-	releaseOnce          sync.Once
-	releaseBin, emptyBin string
-	releaseErr           error
+	buildsOnce sync.Once
+	builds     benchBuilds
+	buildsErr  error
 )
 
-// releaseBinaries builds, once per benchmark run, the cockpit as users get
-// it (not this test binary, whose start carries the tests' packages) and
-// an empty Go program to compare its start with. Only benchmarks build;
-// the tests run the test binary (TestMain).
-func releaseBinaries(b *testing.B) (cockpit, empty string) {
+// releaseBinaries builds them, once per benchmark run. Only benchmarks
+// build; the tests run the test binary (TestMain), whose start carries the
+// tests' packages.
+func releaseBinaries(b *testing.B) benchBuilds {
 	b.Helper()
-	releaseOnce.Do(func() {
+	buildsOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "cockpit-bench-")
 		if err != nil {
-			releaseErr = err
+			buildsErr = err
 			return
 		}
 		emptySrc := filepath.Join(dir, "empty")
-		if releaseErr = os.MkdirAll(emptySrc, 0o755); releaseErr != nil {
+		if buildsErr = os.MkdirAll(emptySrc, 0o755); buildsErr != nil {
 			return
 		}
-		if releaseErr = os.WriteFile(filepath.Join(emptySrc, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); releaseErr != nil {
+		if buildsErr = os.WriteFile(filepath.Join(emptySrc, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); buildsErr != nil {
 			return
 		}
-		if releaseErr = os.WriteFile(filepath.Join(emptySrc, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o644); releaseErr != nil {
+		if buildsErr = os.WriteFile(filepath.Join(emptySrc, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o644); buildsErr != nil {
 			return
 		}
-		releaseBin, emptyBin = filepath.Join(dir, "cockpit"), filepath.Join(dir, "empty-program")
-		for _, c := range []*exec.Cmd{
-			exec.Command("go", "build", "-o", releaseBin, "."),
-			{Path: mustLook("go"), Args: []string{"go", "build", "-o", emptyBin, "."}, Dir: emptySrc},
+		builds = benchBuilds{cgo: filepath.Join(dir, "cockpit"), static: filepath.Join(dir, "cockpit-static"), empty: filepath.Join(dir, "empty-program")}
+		for _, c := range []struct {
+			dir, out string
+			env      []string
+		}{
+			{".", builds.cgo, nil},
+			{".", builds.static, []string{"CGO_ENABLED=0"}},
+			{emptySrc, builds.empty, nil},
 		} {
-			if out, err := c.CombinedOutput(); err != nil {
-				releaseErr = &buildError{string(out), err}
+			cmd := exec.Command(mustLook("go"), "build", "-o", c.out, ".")
+			cmd.Dir, cmd.Env = c.dir, append(os.Environ(), c.env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildsErr = &buildError{string(out), err}
 				return
 			}
 		}
 	})
-	if releaseErr != nil {
-		b.Fatal(releaseErr)
+	if buildsErr != nil {
+		b.Fatal(buildsErr)
 	}
-	return releaseBin, emptyBin
+	return builds
 }
 
 type buildError struct {
@@ -77,11 +89,30 @@ func mustLook(name string) string {
 // end, from process start to exit, on a run whose ledger already holds 200
 // checkpoints (a long run), beside an empty Go program started the same way
 // in the same loop (alternating, so both see the same machine). It reports
-// the medians as ms/median and empty-ms/median, and their ratio as
-// x-empty (the target: 2.5 at most; docs/PERFORMANCE.md); the mean is
-// skewed by the noisy neighbours of a shared machine.
+// the medians as ms/median and empty-ms/median and their ratio as x-empty
+// (docs/PERFORMANCE.md); the mean is skewed by the noisy neighbours of a
+// shared machine. The start sub-benchmarks time the same call refused for
+// want of a run manifest: process start, flag parsing and exit, without the
+// ledger's locked atomic rewrite.
 func BenchmarkLeadProgressAppend(b *testing.B) {
-	bin, empty := releaseBinaries(b)
+	bins := releaseBinaries(b)
+	appendArgs := []string{"lead-progress", "append", "--phase", "phase-5-poll", "--field", "pending=2", "--field", "done=1"}
+	for _, c := range []struct {
+		name, bin string
+		start     bool
+	}{
+		{"cgo=default", bins.cgo, false},
+		{"cgo=0", bins.static, false},
+		{"start/cgo=default", bins.cgo, true},
+		{"start/cgo=0", bins.static, true},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchStart(b, c.bin, bins.empty, appendArgs, c.start) })
+	}
+}
+
+// benchStart times bin with args (on a fixture run, or with no run manifest
+// when startOnly: the usage error) against the empty program.
+func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) {
 	root := fixture.Copy(b)
 	ledger := filepath.Join(root, fixture.LeadEvents)
 	line := `{"at":"2026-11-29T10:02:10Z","phase":"phase-4-dispatch","worker":"Codex worker","fields":[["model","gpt-6.1-sol"]],"source":"team dispatch","progressLine":"PROGRESS: phase-4-dispatch worker=Codex worker model=gpt-6.1-sol"}` + "\n"
@@ -89,7 +120,9 @@ func BenchmarkLeadProgressAppend(b *testing.B) {
 	if err := os.WriteFile(ledger, seed, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	args := runArgs(root, "lead-progress", "append", "--phase", "phase-5-poll", "--field", "pending=2", "--field", "done=1")
+	if !startOnly {
+		args = runArgs(root, args...)
+	}
 	env := cleanEnv()
 	times := make([]time.Duration, 0, b.N)
 	base := make([]time.Duration, 0, b.N)
@@ -97,10 +130,12 @@ func BenchmarkLeadProgressAppend(b *testing.B) {
 		cmd := exec.Command(path, args...)
 		cmd.Dir, cmd.Env = root, env
 		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
+		out, err := cmd.CombinedOutput()
+		d := time.Since(start)
+		if wantUsage := startOnly && path == bin; (err != nil) != wantUsage || (wantUsage && cmd.ProcessState.ExitCode() != 2) {
+			b.Fatalf("%s %v: %v: %s", path, args, err, out)
 		}
-		return time.Since(start)
+		return d
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
