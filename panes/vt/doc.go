@@ -7,6 +7,7 @@
 // the screen a byte stream leaves behind, and the stream generators in gen.go
 // produce the deterministic log-like and TUI-repaint workloads that the
 // benchmarks and differential tests use. docs/EMULATOR.md describes the
-// supported sequences, the rendering form and the known departures from x/vt
-// and tmux.
+// supported sequences, the rendering form, the known departures from x/vt
+// and tmux, and the code map: the sequence handlers live by family in
+// seq_*.go, one named operation per sequence.
 package vt
