@@ -44,7 +44,9 @@ type Actions struct {
 	AnswerGate func(runtime.GateAnswer) error
 	// Screen tells the engine the screen's size and whether the timeline
 	// shows, on start and on every change, so panes it opens start at the
-	// size the layout (panes/layout) gives them.
+	// size the layout (panes/layout) gives them. With several screens
+	// (Config.Sizes), only the one active last tells, and again whenever a
+	// screen becomes the latest.
 	Screen func(ScreenSize)
 }
 
@@ -153,6 +155,8 @@ type App struct {
 	restore   *ViewState
 	published atomic.Pointer[ViewState]
 	ending    bool // the run is being ended from this screen
+	// detachTyping: detached by the prefix while typing into the pane.
+	detachTyping bool
 	// gatePrefix: the prefix was pressed in the gate dialog; d detaches.
 	gatePrefix bool
 	keys       KeyMap
@@ -374,7 +378,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // cmdTellScreen tells the engine (Actions.Screen) the screen's size and
 // whether its timeline shows, once per change, so the panes it opens next
-// start at the size this screen's layout will give them.
+// start at the size this screen's layout will give them. Of several
+// screens, only the latest tells (SizeArbiter), again when it becomes so.
 func (a *App) cmdTellScreen() tea.Cmd {
 	tell := a.actions.Screen
 	s := ScreenSize{Cols: a.width, Rows: a.height, Timeline: a.showTimeline}

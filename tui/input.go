@@ -84,6 +84,8 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Gate):
 		a.openGate("")
 	case key.Matches(msg, km.Detach):
+		// Prefix d while typing: the next screen types into the pane again.
+		a.detachTyping = a.attached && afterPrefix && pv != nil
 		return a.detach()
 	case key.Matches(msg, km.Quit):
 		return a.askQuit()
@@ -438,6 +440,11 @@ func (a *App) grabbedMouse(msg tea.MouseMsg) {
 // With clamp, a position outside the cells is moved to the nearest cell.
 func (a *App) forwardMouse(pv *paneView, m tea.Mouse, action panes.MouseAction, clamp bool) bool {
 	in := pv.rect.Inner()
+	if pv.hasSnap && pv.snap.Cols > 0 && pv.snap.Rows > 0 {
+		// Only the pane's own cells: with several screens it may be
+		// smaller than its place here (drawn padded; SizeArbiter).
+		in.W, in.H = min(in.W, pv.snap.Cols), min(in.H, pv.snap.Rows)
+	}
 	if pv.snap.Modes.Mouse == term.MouseNone || in.W <= 0 || in.H <= 0 {
 		return false
 	}

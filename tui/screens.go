@@ -193,7 +193,7 @@ func (a *App) viewState() ViewState {
 	if pv := a.focused(); pv != nil {
 		v.Focus = pv.id
 		v.Zoom = a.zoom
-		v.Input = a.mode == modeInput
+		v.Input = a.mode == modeInput || a.detachTyping
 	}
 	return v
 }
