@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -147,13 +146,7 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-1s")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok-2s")
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-3s")
-	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
-	bg.Dir = root
-	bg.Env = append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
-	if err := bg.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer bg.Wait()
+	bg := startDispatch(t, root)
 	tsPath := filepath.Join(root, fixture.TeamState)
 	waitFor(t, "the batch to be recorded", 10*time.Second, func() bool {
 		ts, err := state.ReadTeamState(tsPath, "team-state")

@@ -52,16 +52,10 @@ func TestGateInTheScreen(t *testing.T) {
 	if open.code != 0 {
 		t.Fatalf("approval-decision open: %s", open.stderr)
 	}
-	work := t.TempDir()
-	script := filepath.Join(work, "lead.sh")
-	os.WriteFile(script, []byte(fmt.Sprintf(gateLead, work, fixture.JobsInitial, ledger)), 0o755)
-	exit := exitFile(t)
-	s := newTmux(t, 140, 50, nil, fmt.Sprintf("cd %s && env PATH=%s %s %s open --project-root %s --run-manifest %s --lead -- /bin/sh %s; echo $? > %s; sleep 600",
-		work, fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), cockpitBin, root, fixture.RunManifest, script, exit))
-	file := func(name string) string {
-		data, _ := os.ReadFile(filepath.Join(work, name))
-		return string(data)
-	}
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 140, 50, func(work string) string {
+		return fmt.Sprintf(gateLead, work, fixture.JobsInitial, ledger)
+	})
+	s, file, work, exit := l.s, l.file, l.work, l.exit
 	waitFor(t, "the batch", 30*time.Second, func() bool { _, err := os.Stat(filepath.Join(work, "s1.done")); return err == nil })
 	waitFor(t, "the quick workers to finish", 20*time.Second, func() bool {
 		for _, p := range []string{fixture.CodexPrompt, fixture.ClaudePrompt} {

@@ -65,9 +65,20 @@ type result struct {
 func cockpit(t *testing.T, root string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(cockpitBin, args...)
-	cmd.Dir = root
-	cmd.Env = append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Dir, cmd.Env = root, cockpitEnv(t, env)
+	return runProcess(t, cmd)
+}
+
+// cockpitEnv is the environment the tests run the cockpit in: the test's
+// own without the cockpit's variables, the fake providers first on PATH,
+// then env.
+func cockpitEnv(t testing.TB, env []string) []string {
+	return append(append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t))), env...)
+}
+
+// runProcess runs cmd to its end: its output and exit status.
+func runProcess(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -76,9 +87,22 @@ func cockpit(t *testing.T, root string, env []string, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("run cockpit %v: %v", args, err)
+		t.Fatalf("run %v: %v", cmd.Args, err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// startDispatch starts `cockpit worker-dispatch` on the run's initial jobs
+// in the background and waits for it at the end of the test.
+func startDispatch(t *testing.T, root string) *exec.Cmd {
+	t.Helper()
+	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
+	bg.Dir, bg.Env = root, cockpitEnv(t, nil)
+	if err := bg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bg.Wait() })
+	return bg
 }
 
 // cleanEnv is the test's environment without the cockpit's own variables,

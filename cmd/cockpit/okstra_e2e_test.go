@@ -58,54 +58,11 @@ func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
-	work := t.TempDir()
-	script := filepath.Join(work, "lead.sh")
-	os.WriteFile(script, []byte(fmt.Sprintf(okstraLeadScript, root, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, fixture.TeamState, work)), 0o755)
 	// No okstra anywhere on this PATH: the foreign command has nowhere to go.
-	path := fixture.PathWith(fixture.FakeBin(t))
-	exit := exitFile(t)
-	shell := fmt.Sprintf("cd %s && env PATH=%s %s %s open --project-root %s --run-manifest %s --lead -- /bin/sh %s; echo $? > %s; sleep 600",
-		work, path, strings.Join(env, " "), cockpitBin, root, fixture.RunManifest, script, exit)
-	s := newTmux(t, 160, 48, nil, shell)
-	file := func(name string) string {
-		data, _ := os.ReadFile(filepath.Join(work, name))
-		return string(data)
-	}
-	waitStep := func(name string) {
-		t.Helper()
-		defer func() {
-			if t.Failed() {
-				t.Logf("d1.out: %s\nscreen:\n%s", file("d1.out"), s.screen())
-			}
-		}()
-		waitFor(t, "the lead's step "+name, 60*time.Second, func() bool {
-			_, err := os.Stat(filepath.Join(work, name+".done"))
-			return err == nil
-		})
-	}
-	proceed := func(name string) { os.WriteFile(filepath.Join(work, name), nil, 0o644) }
-	progress := func(out string) []string {
-		var ls []string
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			if strings.HasPrefix(l, "PROGRESS: ") {
-				ls = append(ls, l)
-			}
-		}
-		return ls
-	}
-	ok := func(names ...string) {
-		t.Helper()
-		for _, n := range names {
-			if code := strings.TrimSpace(file(n + ".code")); code != "0" {
-				t.Fatalf("the lead's %s exited %s:\n%s", n, code, file(n+".out"))
-			}
-		}
-	}
-	sidecarDone := func(prompt string) bool {
-		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(prompt)), "s")
-		return sc != nil && state.IsTerminal(sc.Status)
-	}
-
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
+		return fmt.Sprintf(okstraLeadScript, root, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, fixture.TeamState, work)
+	})
+	s, file, waitStep, proceed, progress, sidecarDone, ok, exit := l.s, l.file, l.waitStep, l.proceed, progressLines, l.sidecarDone, l.ok, l.exit
 	// 1. okstra team dispatch opened three panes in this cockpit.
 	waitStep("s1")
 	ok("d1")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,17 +31,7 @@ func okstra(t *testing.T, shim, root, path, stdin string, env []string, args ...
 	cmd := &exec.Cmd{Path: filepath.Join(shim, "okstra"), Args: append([]string{"okstra"}, args...), Dir: root}
 	cmd.Env = append(append(cleanEnv(), "PATH="+path), env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run okstra %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runProcess(t, cmd)
 }
 
 // fakeOkstra writes an okstra script into a new directory: it records its

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -51,44 +49,10 @@ func TestOpenLeadDrivesPanes(t *testing.T) {
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-15s")
 	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
-	work := t.TempDir()
-	script := filepath.Join(work, "lead.sh")
-	os.WriteFile(script, []byte(fmt.Sprintf(leadScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)), 0o755)
-	exit := exitFile(t)
-	shell := fmt.Sprintf("cd %s && env PATH=%s %s %s open --project-root %s --run-manifest %s --lead -- /bin/sh %s; echo $? > %s; sleep 600",
-		work, fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), cockpitBin, root, fixture.RunManifest, script, exit)
-	s := newTmux(t, 160, 48, nil, shell)
-	file := func(name string) string {
-		data, _ := os.ReadFile(filepath.Join(work, name))
-		return string(data)
-	}
-	waitStep := func(name string) {
-		t.Helper()
-		defer func() {
-			if t.Failed() {
-				t.Logf("d1.out: %s\nscreen:\n%s", file("d1.out"), s.screen())
-			}
-		}()
-		waitFor(t, "the lead's step "+name, 60*time.Second, func() bool {
-			_, err := os.Stat(filepath.Join(work, name+".done"))
-			return err == nil
-		})
-	}
-	proceed := func(name string) { os.WriteFile(filepath.Join(work, name), nil, 0o644) }
-	progress := func(out string) []string {
-		var ls []string
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			if strings.HasPrefix(l, "PROGRESS: ") {
-				ls = append(ls, l)
-			}
-		}
-		return ls
-	}
-	sidecarDone := func(prompt string) bool {
-		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(prompt)), "s")
-		return sc != nil && state.IsTerminal(sc.Status)
-	}
-
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
+		return fmt.Sprintf(leadScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)
+	})
+	s, file, waitStep, proceed, progress, sidecarDone, exit := l.s, l.file, l.waitStep, l.proceed, progressLines, l.sidecarDone, l.exit
 	// 1. Three worker panes appear.
 	waitStep("s1")
 	s.waitScreen("three worker panes", 10*time.Second, func(scr string) bool {

@@ -327,13 +327,7 @@ func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-4s")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
-	bg := exec.Command(cockpitBin, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
-	bg.Dir = root
-	bg.Env = append(cleanEnv(), "PATH="+fixture.PathWith(fixture.FakeBin(t)))
-	if err := bg.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer bg.Wait()
+	bg := startDispatch(t, root)
 	waitFor(t, "the slow worker to start and the quick ones to end", 20*time.Second, func() bool {
 		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.CodexPrompt)), "s")
 		a, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.AntigravityPrompt)), "s")
