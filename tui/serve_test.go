@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -69,7 +70,9 @@ func serveScreen(t *testing.T, mgr *panes.Manager, cols, rows int, cfg Config) *
 			s.mu.Lock()
 			switch f.Type {
 			case attach.FrameOutput:
-				_, _ = s.term.Write(f.Payload)
+				// The client's tty keeps OPOST|ONLCR: bubbletea writes
+				// newlines that the terminal gets as CR LF.
+				_, _ = s.term.Write(bytes.ReplaceAll(f.Payload, []byte("\n"), []byte("\r\n")))
 			case attach.FrameExit:
 				o := f.Outcome()
 				s.exit = &o
