@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/state"
 )
 
 // groupsOf lists every command group of the tree (a command with
@@ -212,8 +214,13 @@ func TestJSONOnLeadProgressAndUserResponse(t *testing.T) {
 	write := []string{"user-response", "write", "--report", report,
 		"--answers", `[{"clarificationId":"C-003","answer":"A","disposition":"select"},{"id":"C-001","answer":"B","disposition":"reject"}]`,
 		"--plan-decision", `{"status":"approved","implementationOption":"A","reason":"fine"}`}
-	plain = cockpit(t, a, nil, append(write, "--project-root", a)...)
-	withJSON = cockpit(t, b, nil, append(write, "--project-root", b, "--json")...)
+	// In process, on one clock: the two sidecars' "Created At" must not
+	// straddle a second.
+	at := state.Now()
+	defer func(now func() time.Time) { state.Now = now }(state.Now)
+	state.Now = func() time.Time { return at }
+	plain = mainInProcess(append(write, "--project-root", a)...)
+	withJSON = mainInProcess(append(write, "--project-root", b, "--json")...)
 	if plain.code != 0 || withJSON.code != 0 {
 		t.Fatalf("user-response write: %d %q / --json: %d %q", plain.code, plain.stderr, withJSON.code, withJSON.stderr)
 	}
@@ -243,6 +250,14 @@ func TestJSONOnLeadProgressAndUserResponse(t *testing.T) {
 	if !bytes.Equal(bytes.ReplaceAll(da, []byte(a), nil), bytes.ReplaceAll(db, []byte(b), nil)) {
 		t.Fatalf("--json wrote a different sidecar:\n%s\n---\n%s", da, db)
 	}
+}
+
+// mainInProcess runs Main in this process (a non-parallel test's
+// business: it shares the process's globals).
+func mainInProcess(args ...string) result {
+	var out, errb bytes.Buffer
+	code := Main(args, nil, &out, &errb)
+	return result{out.String(), errb.String(), int(code)}
 }
 
 // absIn makes a path printed by a command run in root absolute.
