@@ -11,9 +11,13 @@ import (
 // and Pane.TakeEvents empties a pane's events. Several screens on one
 // Manager (attached screens of one engine) would steal each other's frames
 // and bells. So the screens of a process never read the Manager's signal
-// themselves: one dirtyHub per Manager reads it and its panes' events, and
-// hands a copy to every screen's dirtySub. The hub exists while a screen is
-// subscribed; its goroutine ends with the last subscription.
+// themselves: one dirtyHub per Manager passes its wake-ups on to every
+// screen's dirtySub, and a screen taking its frame takes the Manager's set
+// and the changed panes' events for every screen, each getting its copy.
+// The set is taken only when a screen takes a frame, as before: a pane
+// stays marked (and does not signal again) until then, so a busy pane
+// wakes the screens once a frame, not once a write. The hub exists while a
+// screen is subscribed; its goroutine ends with the last subscription.
 
 // dirtyHub reads one Manager's change signal for every screen showing it.
 type dirtyHub struct {
@@ -23,6 +27,7 @@ type dirtyHub struct {
 
 	mu   sync.Mutex
 	subs map[*dirtySub]struct{}
+	ids  []string // scratch for pull
 }
 
 // dirtySub is one screen's share of a Manager's changes: the panes changed
@@ -78,6 +83,10 @@ func subscribeDirty(mgr *panes.Manager) *dirtySub {
 		h.subs[s] = struct{}{}
 		h.mu.Unlock()
 		hubs.mu.Unlock()
+		// Its first take pulls whatever is marked: a screen that ended
+		// between a wake-up and its take left panes marked, which do not
+		// signal again until taken.
+		s.wake()
 		return s
 	}
 }
@@ -106,42 +115,60 @@ func (s *dirtySub) close() {
 	}
 }
 
-// run takes the Manager's changed panes and their events as they come and
-// hands them to every subscription.
+// run passes the Manager's change signal on to every subscription.
 func (h *dirtyHub) run() {
 	defer close(h.done)
-	var ids []string
 	for {
 		select {
 		case <-h.mgr.Dirty():
 		case <-h.stop:
 			return
 		}
-		ids = h.mgr.TakeDirty(ids[:0])
-		var evs map[string][]term.Event
-		for _, id := range ids {
-			if p, ok := h.mgr.Get(id); ok {
-				if e := p.TakeEvents(nil); len(e) > 0 {
-					if evs == nil {
-						evs = make(map[string][]term.Event)
-					}
-					evs[id] = e
-				}
-			}
-		}
 		h.mu.Lock()
 		for s := range h.subs {
-			s.add(ids, evs)
+			s.wake()
 		}
 		h.mu.Unlock()
 	}
 }
 
-// add records changed panes and their events, and signals.
-func (s *dirtySub) add(ids []string, evs map[string][]term.Event) {
-	if len(ids) == 0 {
+// pull takes the Manager's changed panes and their events and hands them
+// to every subscription; the others are signalled, not by.
+func (h *dirtyHub) pull(by *dirtySub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ids = h.mgr.TakeDirty(h.ids[:0])
+	if len(h.ids) == 0 {
 		return
 	}
+	var evs map[string][]term.Event
+	for _, id := range h.ids {
+		if p, ok := h.mgr.Get(id); ok {
+			if e := p.TakeEvents(nil); len(e) > 0 {
+				if evs == nil {
+					evs = make(map[string][]term.Event)
+				}
+				evs[id] = e
+			}
+		}
+	}
+	for s := range h.subs {
+		s.add(h.ids, evs)
+		if s != by {
+			s.wake()
+		}
+	}
+}
+
+func (s *dirtySub) wake() {
+	select {
+	case s.sig <- struct{}{}:
+	default:
+	}
+}
+
+// add records changed panes and their events.
+func (s *dirtySub) add(ids []string, evs map[string][]term.Event) {
 	s.mu.Lock()
 	for _, id := range ids {
 		if !s.marked[id] {
@@ -153,28 +180,26 @@ func (s *dirtySub) add(ids []string, evs map[string][]term.Event) {
 		}
 	}
 	s.mu.Unlock()
-	select {
-	case s.sig <- struct{}{}:
-	default:
-	}
 }
 
-// signal holds a value while changed panes wait to be taken (it may hold
-// one after they were: take then returns none).
+// signal holds a value when panes may have changed since the last take (it
+// may hold one after they were taken: take then returns none).
 func (s *dirtySub) signal() <-chan struct{} { return s.sig }
 
-// take appends the panes changed since the previous take, in the order
-// they changed first, and empties the set.
+// take appends the panes changed since the previous take, in pane order
+// per frame, and empties the set.
 func (s *dirtySub) take(dst []string) []string {
+	// Drained first: a change after the pull below signals again.
+	select {
+	case <-s.sig:
+	default:
+	}
+	s.hub.pull(s)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dst = append(dst, s.ids...)
 	s.ids = s.ids[:0]
 	clear(s.marked)
-	select {
-	case <-s.sig:
-	default:
-	}
 	return dst
 }
 
