@@ -415,3 +415,16 @@ func TestReadOnlyRestoresNoInput(t *testing.T) {
 		t.Fatalf("focus=%s mode=%v", focusedID(hs.app), hs.app.mode)
 	}
 }
+
+// On a short terminal the dialog drops its spacing, keeping every key.
+func TestEndDialogShort(t *testing.T) {
+	a := dryApp(t, 50, 8, 1)
+	a.attached = true
+	keys(a, "q")
+	p := ansi.Strip(a.View().Content)
+	for _, want := range []string{"Detach, or end", "detach", "end the run", "stay"} {
+		if !strings.Contains(p, want) {
+			t.Fatalf("the dialog at 50×8 lacks %q:\n%s", want, p)
+		}
+	}
+}

@@ -302,6 +302,10 @@ func (a *App) endBox() []string {
 		lines = append(lines, opt(a.keys.EndRun.Help().Key, "end the run: every pane is closed"))
 	}
 	lines = append(lines, opt("esc", "stay"))
+	if len(lines)+2 > a.height {
+		// A short terminal: the keys matter more than the spacing.
+		lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
+	}
 	inner := 0
 	for _, l := range lines {
 		inner = max(inner, ansi.StringWidth(l))
