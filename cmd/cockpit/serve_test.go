@@ -216,7 +216,9 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	startServe(t, root, env)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
 	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-4s")
+	// Long enough to be still running at the reclaim and at await's entry,
+	// also under -race beside the parallel tests.
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-8s")
 	run := func(args ...string) result {
 		t.Helper()
 		r := cockpit(t, root, env, runArgs(root, args...)...)
