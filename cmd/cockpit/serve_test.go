@@ -20,7 +20,6 @@ import (
 // server is a `cockpit serve` process on a fixture run.
 type server struct {
 	cmd    *exec.Cmd
-	sock   string
 	events chan string
 	done   chan struct{}
 }

@@ -164,7 +164,7 @@ func TestDemoScreen(t *testing.T) {
 	}
 	// Zoom shows the focused pane alone; z again restores the grid.
 	s.keys("z")
-	scr = s.waitScreen("the zoomed Codex pane", 5*time.Second, func(scr string) bool {
+	s.waitScreen("the zoomed Codex pane", 5*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "Codex analyser") && !strings.Contains(scr, "Grok analyser")
 	})
 	s.keys("z")
@@ -173,7 +173,7 @@ func TestDemoScreen(t *testing.T) {
 	})
 	// The batch settles and the lead reclaims the finished panes.
 	s.waitFor("pending=0 done=4", 40*time.Second)
-	scr = s.waitFor("phase-batch-cleanup panes=4", 20*time.Second)
+	s.waitFor("phase-batch-cleanup panes=4", 20*time.Second)
 	s.waitScreen("the worker panes to close", 10*time.Second, func(scr string) bool {
 		return !strings.Contains(scr, "Grok analyser · sim ·")
 	})
