@@ -187,7 +187,7 @@ func lineCol(data []byte, off int64) (int, int) {
 func readJSON(path, display string, v any) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Error{File: display, Msg: "does not exist"}
+		return &Error{File: display, Msg: "does not exist", Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", display, err)

@@ -81,7 +81,7 @@ func benchUpdate(b *testing.B, warm bool, change func(ts *TeamState, i int)) {
 
 func settleOne(ts *TeamState, i int) {
 	d := &ts.WorkerDispatches[(i*7919)%len(ts.WorkerDispatches)]
-	d.Status = fmt.Sprintf("completed-%d", i)
+	d.Status = Status(fmt.Sprintf("completed-%d", i))
 	d.SettledAt = "2026-11-29T10:14:53Z"
 }
 

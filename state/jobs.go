@@ -7,33 +7,33 @@ import (
 
 // JobsFile is one dispatch batch: every job runs one worker on one prompt.
 type JobsFile struct {
-	SchemaVersion            string `json:"schemaVersion"`
-	ExecutionIdentityVersion int    `json:"executionIdentityVersion"`
-	DispatchKind             string `json:"dispatchKind"`
-	RunManifestPath          string `json:"runManifestPath"`
-	Jobs                     []Job  `json:"jobs"`
+	SchemaVersion            string       `json:"schemaVersion"`
+	ExecutionIdentityVersion int          `json:"executionIdentityVersion"`
+	DispatchKind             DispatchKind `json:"dispatchKind"`
+	RunManifestPath          string       `json:"runManifestPath"`
+	Jobs                     []Job        `json:"jobs"`
 
 	Display string `json:"-"`
 }
 
 // Job is one worker of a batch. Paths are project-root-relative.
 type Job struct {
-	InvocationRef       string `json:"invocationRef"`
-	RoleExecutionRef    string `json:"roleExecutionRef"`
-	ParticipantRef      string `json:"participantRef"`
-	Role                string `json:"role"`
-	RosterRole          string `json:"rosterRole"`
-	WorkerID            string `json:"workerId"`
-	Provider            string `json:"provider"`
-	ModelExecutionValue string `json:"modelExecutionValue"`
-	ExecutionLabel      string `json:"executionLabel"`
-	PromptPath          string `json:"promptPath"`
-	ResultPath          string `json:"resultPath"`
-	MetadataPath        string `json:"metadataPath"`
-	Worktree            string `json:"worktree"`
-	IdleTimeoutSeconds  int    `json:"idleTimeoutSeconds"`
-	DispatchKind        string `json:"dispatchKind"`
-	SessionID           string `json:"sessionId"`
+	InvocationRef       string       `json:"invocationRef"`
+	RoleExecutionRef    string       `json:"roleExecutionRef"`
+	ParticipantRef      string       `json:"participantRef"`
+	Role                string       `json:"role"`
+	RosterRole          string       `json:"rosterRole"`
+	WorkerID            string       `json:"workerId"`
+	Provider            string       `json:"provider"`
+	ModelExecutionValue string       `json:"modelExecutionValue"`
+	ExecutionLabel      string       `json:"executionLabel"`
+	PromptPath          string       `json:"promptPath"`
+	ResultPath          string       `json:"resultPath"`
+	MetadataPath        string       `json:"metadataPath"`
+	Worktree            string       `json:"worktree"`
+	IdleTimeoutSeconds  int          `json:"idleTimeoutSeconds"`
+	DispatchKind        DispatchKind `json:"dispatchKind"`
+	SessionID           string       `json:"sessionId"`
 }
 
 // ResolvedJob is a verified job with absolute paths.
@@ -55,7 +55,7 @@ type ResolvedJob struct {
 // inside the root, prompts and metadata that exist, and no prompt twice. It checks every job before
 // returning, so a batch is refused whole. Provider and model checks against
 // the catalog, and identity checks against the manifest, are the caller's.
-func LoadJobs(run *Run, path, wantKind string) (*JobsFile, []ResolvedJob, error) {
+func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []ResolvedJob, error) {
 	if path == "" {
 		return nil, nil, &Error{Field: "--jobs-file", Msg: "is required; pass the jobs file written by `okstra agent-prompt jobs`"}
 	}

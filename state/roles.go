@@ -57,9 +57,9 @@ func RoleForDuty(dutyID string) (string, error) {
 
 // IsTerminal reports whether status is a terminal worker status: completed,
 // timeout, error or not-run, after which nothing changes.
-func IsTerminal(status string) bool {
+func IsTerminal(status Status) bool {
 	switch status {
-	case "completed", "timeout", "error", "not-run":
+	case StatusCompleted, StatusTimeout, StatusError, StatusNotRun:
 		return true
 	}
 	return false
@@ -67,12 +67,12 @@ func IsTerminal(status string) bool {
 
 // CheckDispatchKind checks a jobs file's dispatch kind: initial, reverify-r<N>,
 // critic, report-writer or translator.
-func CheckDispatchKind(kind string) error {
+func CheckDispatchKind(kind DispatchKind) error {
 	switch kind {
-	case "initial", "critic", "report-writer", "translator":
+	case DispatchInitial, DispatchCritic, DispatchReportWriter, DispatchTranslator:
 		return nil
 	}
-	if n, ok := strings.CutPrefix(kind, "reverify-r"); ok && n != "" && strings.Trim(n, "0123456789") == "" && n[0] != '0' {
+	if n, ok := strings.CutPrefix(string(kind), "reverify-r"); ok && n != "" && strings.Trim(n, "0123456789") == "" && n[0] != '0' {
 		return nil
 	}
 	return fmt.Errorf("unknown dispatch kind %q (known: initial, reverify-r<N>, critic, report-writer, translator)", kind)

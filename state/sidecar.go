@@ -10,7 +10,7 @@ import (
 // Sidecar is a worker's status file, `<promptPath>.status.json`, written by
 // the worker wrapper: "started", then one terminal status.
 type Sidecar struct {
-	Status    string `json:"status"`
+	Status    Status `json:"status"`
 	Wrapper   string `json:"wrapper"`
 	Role      string `json:"role"`
 	Provider  string `json:"provider"`

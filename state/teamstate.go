@@ -11,12 +11,6 @@ import (
 	"time"
 )
 
-// Dispatch statuses besides the terminal ones.
-const (
-	StatusInProgress = "in-progress"
-	StatusStarted    = "started" // a sidecar's first status
-)
-
 // TeamState is the run's team record. Members the cockpit does not name here
 // survive every rewrite in place (see teamstate_codec.go and package rawjson).
 type TeamState struct {
@@ -44,27 +38,27 @@ type Worker struct {
 
 // Dispatch is one worker attempt of a batch.
 type Dispatch struct {
-	DispatchID       string `json:"dispatchId"`
-	DispatchKind     string `json:"dispatchKind,omitempty"`
-	InvocationRef    string `json:"invocationRef,omitempty"`
-	RoleExecutionRef string `json:"roleExecutionRef,omitempty"`
-	Role             string `json:"role,omitempty"`
-	WorkerID         string `json:"workerId,omitempty"`
-	Provider         string `json:"provider,omitempty"`
-	Model            string `json:"model,omitempty"`
-	ExecutionLabel   string `json:"executionLabel,omitempty"`
-	PromptPath       string `json:"promptPath,omitempty"`
-	ResultPath       string `json:"resultPath,omitempty"`
-	StatusPath       string `json:"statusPath,omitempty"`
-	LogPath          string `json:"logPath,omitempty"`
-	MetadataPath     string `json:"metadataPath,omitempty"`
-	Backend          string `json:"backend,omitempty"`
-	PaneID           string `json:"paneId,omitempty"`
-	Attempt          int    `json:"attempt,omitempty"`
-	Status           string `json:"status"`
-	Reason           string `json:"reason"`
-	ExitCode         *int   `json:"exitCode,omitempty"`
-	PID              int    `json:"pid,omitempty"`
+	DispatchID       string       `json:"dispatchId"`
+	DispatchKind     DispatchKind `json:"dispatchKind,omitempty"`
+	InvocationRef    string       `json:"invocationRef,omitempty"`
+	RoleExecutionRef string       `json:"roleExecutionRef,omitempty"`
+	Role             string       `json:"role,omitempty"`
+	WorkerID         string       `json:"workerId,omitempty"`
+	Provider         string       `json:"provider,omitempty"`
+	Model            string       `json:"model,omitempty"`
+	ExecutionLabel   string       `json:"executionLabel,omitempty"`
+	PromptPath       string       `json:"promptPath,omitempty"`
+	ResultPath       string       `json:"resultPath,omitempty"`
+	StatusPath       string       `json:"statusPath,omitempty"`
+	LogPath          string       `json:"logPath,omitempty"`
+	MetadataPath     string       `json:"metadataPath,omitempty"`
+	Backend          string       `json:"backend,omitempty"`
+	PaneID           string       `json:"paneId,omitempty"`
+	Attempt          int          `json:"attempt,omitempty"`
+	Status           Status       `json:"status"`
+	Reason           string       `json:"reason"`
+	ExitCode         *int         `json:"exitCode,omitempty"`
+	PID              int          `json:"pid,omitempty"`
 	// IdleTimeoutSeconds is the idle limit the worker runs under (0: none),
 	// and IdleTimeoutSource says where it came from: "jobs-file" (the job's
 	// idleTimeoutSeconds), "catalog" (the role's default idle budget) or
@@ -212,7 +206,7 @@ func (ts *TeamState) NextDispatchID() string {
 // recorded before.
 func (ts *TeamState) HasReportWriterDispatch() bool {
 	for _, d := range ts.WorkerDispatches {
-		if d.DispatchKind == "report-writer" {
+		if d.DispatchKind == DispatchReportWriter {
 			return true
 		}
 	}

@@ -195,7 +195,7 @@ func FuzzTeamStateCodec(f *testing.F) {
 		changed := cloneTeamState(orig)
 		for i := range changed.WorkerDispatches {
 			if i%2 == 0 {
-				changed.WorkerDispatches[i].Status = fmt.Sprintf("settled-%d", i)
+				changed.WorkerDispatches[i].Status = Status(fmt.Sprintf("settled-%d", i))
 				changed.WorkerDispatches[i].SettledAt = "2026-12-01T00:00:00Z"
 			}
 		}

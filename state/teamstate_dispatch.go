@@ -137,7 +137,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 	case "dispatchId":
 		sp = &d.DispatchID
 	case "dispatchKind":
-		sp = &d.DispatchKind
+		sp = (*string)(&d.DispatchKind)
 	case "invocationRef":
 		sp = &d.InvocationRef
 	case "roleExecutionRef":
@@ -167,7 +167,7 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 	case "paneId":
 		sp = &d.PaneID
 	case "status":
-		sp = &d.Status
+		sp = (*string)(&d.Status)
 	case "reason":
 		sp = &d.Reason
 	case "dispatchedAt":

@@ -11,7 +11,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // resizeDelay is how long the layout must stay unchanged before the panes
@@ -27,7 +27,7 @@ const DefaultFrame = 16 * time.Millisecond
 // block (closing a pane can take the close grace periods).
 type Actions struct {
 	// ClosePane closes a worker pane the human chose to close. The engine
-	// answers with runtime.PaneClosed once it is gone. When nil, the screen
+	// answers with view.PaneClosed once it is gone. When nil, the screen
 	// closes the pane through the Manager itself.
 	ClosePane func(id string)
 	// Quit tells the engine the human quit the screen; the program then
@@ -41,7 +41,7 @@ type Actions struct {
 	EndRun func()
 	// AnswerGate delivers the human's answer from the gate dialog; an error
 	// (the engine refusing the answer) is shown in the dialog.
-	AnswerGate func(runtime.GateAnswer) error
+	AnswerGate func(view.GateAnswer) error
 	// Screen tells the engine the screen's size and whether the timeline
 	// shows, on start and on every change, so panes it opens start at the
 	// size the layout (panes/layout) gives them. With several screens
@@ -73,7 +73,7 @@ type Config struct {
 	// output; zero means DefaultFrame.
 	Frame time.Duration
 	// LeadPane names the lead's pane when it was opened before the program
-	// started and no runtime.PaneOpened will say so.
+	// started and no view.PaneOpened will say so.
 	LeadPane string
 	// HideTimeline starts with the timeline panel hidden.
 	HideTimeline bool
@@ -171,7 +171,7 @@ type App struct {
 	width, height int
 	toldScreen    ScreenSize // what Actions.Screen last reported
 
-	run      runtime.RunView
+	run      view.RunView
 	haveRun  bool
 	leadPane string
 
@@ -325,13 +325,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = a.onFrames(msg)
 	case frameStoppedMsg:
 		// The frame loop ended (the Manager is closing): nothing to do.
-	case runtime.ViewUpdated:
+	case view.ViewUpdated:
 		a.onRunView(msg.View)
-	case runtime.PaneOpened:
+	case view.PaneOpened:
 		a.onPaneOpened(msg)
-	case runtime.PaneClosed:
+	case view.PaneClosed:
 		a.onPaneClosed(msg.PaneID, msg.Reason)
-	case runtime.Notice:
+	case view.Notice:
 		a.onNotice(msg)
 	case PaneCost:
 		if pv := a.byID[msg.PaneID]; pv != nil {
@@ -443,7 +443,7 @@ func (a *App) focused() *paneView {
 }
 
 // onNotice shows an engine notice; one about a pane also flags the pane.
-func (a *App) onNotice(n runtime.Notice) {
+func (a *App) onNotice(n view.Notice) {
 	a.notice = n.Text
 	if pv := a.byID[n.PaneID]; pv != nil {
 		a.notice = pv.label() + ": " + n.Text

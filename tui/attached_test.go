@@ -12,7 +12,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/tui/attach"
 )
 
@@ -93,8 +93,8 @@ func TestDetachFromGateDialog(t *testing.T) {
 	hs := newHarness(t, 100, 30, attached)
 	hs.open("lead", true, "static", "LEAD")
 	v := runView()
-	v.Gates = []cockpit.Gate{authoringGate}
-	hs.send(cockpit.ViewUpdated{View: v})
+	v.Gates = []view.Gate{authoringGate}
+	hs.send(view.ViewUpdated{View: v})
 	if hs.app.gate == nil {
 		t.Fatal("the gate dialog did not open")
 	}
@@ -142,8 +142,8 @@ func gateRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 	t.Helper()
 	hs := twoPaneRun(t, w, h, append([]func(*Config){attached}, opts...)...)
 	v := runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: 3*time.Minute + 7*time.Second})
-	v.Gates = []cockpit.Gate{decisionGate}
-	hs.send(cockpit.ViewUpdated{View: v})
+	v.Gates = []view.Gate{decisionGate}
+	hs.send(view.ViewUpdated{View: v})
 	hs.key("esc")
 	return hs
 }
@@ -213,8 +213,8 @@ func TestQuitStandaloneWithGate(t *testing.T) {
 	w := hs.open("codex-analyser-1", false, "exit", "0")
 	hs.waitFor("the worker to exit", func() bool { return hs.app.byID[w].snap.Exited })
 	v := runView()
-	v.Gates = []cockpit.Gate{decisionGate}
-	hs.send(cockpit.ViewUpdated{View: v})
+	v.Gates = []view.Gate{decisionGate}
+	hs.send(view.ViewUpdated{View: v})
 	hs.key("esc") // the dialog opened on the gate; later
 	hs.key("q")
 	if hs.quitted || hs.app.confirm == nil {
@@ -233,8 +233,8 @@ func TestQuitStandaloneWithGate(t *testing.T) {
 	hs.open("lead", true, "static", "LEAD")
 	hs.open("codex-analyser-1", false, "static", "W1")
 	hs.open("codex-analyser-2", false, "static", "W2")
-	v.Gates = append(v.Gates, cockpit.Gate{ID: "C-004", Kind: "decision", Statement: "s", Options: decisionGate.Options})
-	hs.send(cockpit.ViewUpdated{View: v})
+	v.Gates = append(v.Gates, view.Gate{ID: "C-004", Kind: "decision", Statement: "s", Options: decisionGate.Options})
+	hs.send(view.ViewUpdated{View: v})
 	hs.key("esc", "q")
 	if want := "2 gates are waiting: C-003, C-004, 2 worker panes are still running — quit anyway?"; !strings.Contains(hs.plain(), want) {
 		t.Fatalf("the question lacks %q:\n%s", want, hs.plain())
@@ -266,7 +266,7 @@ func TestReadOnlyRefuses(t *testing.T) {
 		Attached: true,
 		ReadOnly: true,
 		Actions: Actions{
-			AnswerGate: func(cockpit.GateAnswer) error { answers++; return nil },
+			AnswerGate: func(view.GateAnswer) error { answers++; return nil },
 			EndRun:     func() { ends++ },
 			ClosePane:  func(string) { closes++ },
 		},
@@ -278,8 +278,8 @@ func TestReadOnlyRefuses(t *testing.T) {
 		return endOf(cmd)
 	}
 	run(tea.WindowSizeMsg{Width: 120, Height: 40})
-	run(cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
-	run(cockpit.PaneOpened{PaneID: "pane-2", Title: "worker"})
+	run(view.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	run(view.PaneOpened{PaneID: "pane-2", Title: "worker"})
 	// The worker's program asked for the mouse.
 	run(framesMsg{snaps: []paneSnap{{id: "pane-2", snap: panes.Snapshot{Cols: 59, Rows: 20, Lines: make([]string, 20), Modes: term.Modes{Mouse: term.MouseNormal}}}}})
 	a.ops = nil
@@ -329,8 +329,8 @@ func TestReadOnlyRefuses(t *testing.T) {
 
 	// A gate: the dialog shows it, answering is refused.
 	v := runView()
-	v.Gates = []cockpit.Gate{decisionGate}
-	run(cockpit.ViewUpdated{View: v})
+	v.Gates = []view.Gate{decisionGate}
+	run(view.ViewUpdated{View: v})
 	if a.gate == nil {
 		t.Fatal("the gate dialog did not open")
 	}

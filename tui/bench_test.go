@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/okstra/cockpit/panes"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // The screen benchmarks run real programs in real panes and drive the real
@@ -208,7 +208,7 @@ func openPanes(b *testing.B, mgr *panes.Manager, d *driver, n int, args ...strin
 		if i == 0 {
 			title = "lead"
 		}
-		d.send(cockpit.PaneOpened{PaneID: p.ID(), Title: title, Lead: i == 0})
+		d.send(view.PaneOpened{PaneID: p.ID(), Title: title, Lead: i == 0})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/okstra/cockpit/panes"
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // PaneCost tells the screen what a pane's worker has cost so far, in USD.
@@ -185,7 +185,7 @@ func (a *App) cmdClosePane(id string) tea.Cmd {
 		if err := mgr.Close(id); err != nil && !errors.Is(err, panes.ErrNoPane) {
 			return closeFailedMsg{err: err}
 		}
-		return runtime.PaneClosed{PaneID: id, Reason: "closed from the screen"}
+		return view.PaneClosed{PaneID: id, Reason: "closed from the screen"}
 	}
 }
 

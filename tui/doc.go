@@ -5,7 +5,7 @@
 // from one Styles value. The task setup wizard lives in tui/wizard.
 //
 // The screen owns no process and reads no file: panes come from a
-// panes.Manager, the run from runtime.ViewUpdated and the other engine
+// panes.Manager, the run from view.ViewUpdated and the other engine
 // messages, and what the human asks of the engine goes back through Actions.
 // Update does no I/O: pane snapshots, input, resizes and engine actions run
 // in commands. docs/SCREEN.md describes the layout, the keys and the frame

@@ -9,13 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/okstra/cockpit/runtime"
-)
-
-// Gate kinds, as the engine names them.
-const (
-	gateDecision        = "decision"
-	gateReportAuthoring = "report-authoring"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
 )
 
 // gateDialog is the question the lead asks the human, open over the panes.
@@ -46,7 +41,7 @@ type gateAnsweredMsg struct {
 }
 
 // gateByID returns the waiting gate id, or nil.
-func (a *App) gateByID(id string) *runtime.Gate {
+func (a *App) gateByID(id string) *view.Gate {
 	for i := range a.run.Gates {
 		if a.run.Gates[i].ID == id {
 			return &a.run.Gates[i]
@@ -101,7 +96,7 @@ func (a *App) onGateKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	n := len(g.Options)
-	if g.Kind == gateReportAuthoring {
+	if g.Kind == state.GateReportAuthoring {
 		n = 2
 	}
 	if n == 0 {
@@ -151,9 +146,9 @@ func (a *App) onGateKey(msg tea.KeyPressMsg) tea.Cmd {
 		d.sel = (d.sel - 1 + n) % n
 	case key.Matches(msg, a.keys.Down):
 		d.sel = (d.sel + 1) % n
-	case g.Kind == gateReportAuthoring && s == "a":
+	case g.Kind == state.GateReportAuthoring && s == "a":
 		d.sel = 0
-	case g.Kind == gateReportAuthoring && s == "d":
+	case g.Kind == state.GateReportAuthoring && s == "d":
 		d.sel = 1
 	case len(s) == 1 && s[0] >= '1' && s[0] <= '9':
 		if i := int(s[0] - '1'); i < n {
@@ -188,14 +183,14 @@ func (a *App) cycleGate(step int) {
 // submitGate checks the answer and sends it to the engine. A report
 // authoring answer needs a reason even on approval (the user-response
 // contract); the engine checks again and its refusal is shown.
-func (a *App) submitGate(g *runtime.Gate) tea.Cmd {
+func (a *App) submitGate(g *view.Gate) tea.Cmd {
 	d := a.gate
 	if a.readOnly {
 		a.refuse("cannot answer gates")
 		return nil
 	}
-	ans := runtime.GateAnswer{GateID: g.ID, Option: d.sel, Note: strings.TrimSpace(string(d.note))}
-	if g.Kind == gateReportAuthoring {
+	ans := view.GateAnswer{GateID: g.ID, Option: d.sel, Note: strings.TrimSpace(string(d.note))}
+	if g.Kind == state.GateReportAuthoring {
 		ans.Option = -1
 		ans.Status = "approved"
 		if d.sel == 1 {
@@ -213,7 +208,7 @@ func (a *App) submitGate(g *runtime.Gate) tea.Cmd {
 }
 
 // cmdAnswerGate delivers an answer through Actions.AnswerGate.
-func (a *App) cmdAnswerGate(ans runtime.GateAnswer) tea.Cmd {
+func (a *App) cmdAnswerGate(ans view.GateAnswer) tea.Cmd {
 	answer := a.actions.AnswerGate
 	return func() tea.Msg {
 		if answer == nil {
@@ -243,7 +238,7 @@ func (a *App) onGateAnswered(m gateAnsweredMsg) {
 	// The engine drops the gate; until its next run view says so, it is
 	// not shown again.
 	a.gatesSeen[m.id] = true
-	var left []runtime.Gate
+	var left []view.Gate
 	for _, g := range a.run.Gates {
 		if g.ID != m.id {
 			left = append(left, g)
@@ -277,8 +272,8 @@ func (a *App) gateBox() []string {
 
 	var head []string
 	title := "Gate " + g.ID
-	if g.Kind != "" && g.Kind != g.ID {
-		title += " · " + g.Kind
+	if g.Kind != "" && string(g.Kind) != g.ID {
+		title += " · " + string(g.Kind)
 	}
 	count := ""
 	if n := len(a.run.Gates); n > 1 {
@@ -307,7 +302,7 @@ func (a *App) gateBox() []string {
 			mark = st.HelpKey.Render("▸ ")
 			style = st.HelpTitle
 		}
-		if g.Kind == gateReportAuthoring {
+		if g.Kind == state.GateReportAuthoring {
 			return []string{mark + style.Render([]string{"approve", "deny"}[i])}
 		}
 		o := g.Options[i]
@@ -335,12 +330,12 @@ func (a *App) gateBox() []string {
 		return lines
 	}
 	n := len(g.Options)
-	if g.Kind == gateReportAuthoring {
+	if g.Kind == state.GateReportAuthoring {
 		n = 2
 	}
 
 	noteLabel := "note (optional): "
-	if g.Kind == gateReportAuthoring {
+	if g.Kind == state.GateReportAuthoring {
 		noteLabel = "reason (required): "
 	}
 	cursor := ""
@@ -361,7 +356,7 @@ func (a *App) gateBox() []string {
 		keys = "type the note · enter: answer · tab/esc: back to the choices"
 	case a.readOnly:
 		keys = "read-only screen: answer from another one · ↑↓: options · esc: close"
-	case g.Kind == gateReportAuthoring:
+	case g.Kind == state.GateReportAuthoring:
 		keys = "a/d or ↑↓ choose · tab: reason · enter: answer · esc: later"
 	}
 	foot = append(foot, st.Hint.Render(keys))

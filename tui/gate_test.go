@@ -9,16 +9,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // decisionGate is a decision with a recommended option and two
 // alternatives, each with everything needed to choose.
-var decisionGate = cockpit.Gate{
+var decisionGate = view.Gate{
 	ID: "C-003", Kind: "decision", ClarificationID: "C-003",
 	Statement:    "The analysers disagree on where the session cache lives. Which layout should the plan assume?",
 	ExpectedForm: "one of the options",
-	Options: []cockpit.GateOption{
+	Options: []view.GateOption{
 		{Role: "recommended", Answer: "Keep the cache in the gateway", Rationale: "Two of three analysers traced every read path through the gateway; moving it touches nothing else.",
 			Reach: "in-repo", AddedWork: "none", DirectionChange: "none"},
 		{Role: "alternative", Answer: "Move the cache to the session service", Rationale: "Matches the service boundaries in the 2025 design note.",
@@ -28,7 +28,7 @@ var decisionGate = cockpit.Gate{
 	},
 }
 
-var authoringGate = cockpit.Gate{
+var authoringGate = view.Gate{
 	ID: "report-authoring", Kind: "report-authoring",
 	Statement:  "May the lead write the final report itself?",
 	ReasonHint: "the report-writer worker timed out twice",
@@ -36,11 +36,11 @@ var authoringGate = cockpit.Gate{
 
 // gateApp is a dry app (two panes, no Manager) whose AnswerGate records
 // answers and returns err.
-func gateApp(t *testing.T, w, h int, err error) (*App, *[]cockpit.GateAnswer) {
+func gateApp(t *testing.T, w, h int, err error) (*App, *[]view.GateAnswer) {
 	t.Helper()
-	var got []cockpit.GateAnswer
+	var got []view.GateAnswer
 	a := dryApp(t, w, h, 1)
-	a.actions.AnswerGate = func(ans cockpit.GateAnswer) error {
+	a.actions.AnswerGate = func(ans view.GateAnswer) error {
 		got = append(got, ans)
 		return err
 	}
@@ -85,10 +85,10 @@ func typeText(a *App, s string) {
 	}
 }
 
-func withGates(gates ...cockpit.Gate) cockpit.ViewUpdated {
+func withGates(gates ...view.Gate) view.ViewUpdated {
 	v := runView()
 	v.Gates = gates
-	return cockpit.ViewUpdated{View: v}
+	return view.ViewUpdated{View: v}
 }
 
 func TestGateGolden(t *testing.T) {
@@ -130,7 +130,7 @@ func TestGateDecision(t *testing.T) {
 	runKeys(a, "3", "k", "tab")
 	typeText(a, "importers first")
 	runKeys(a, "enter")
-	want := cockpit.GateAnswer{GateID: "C-003", Option: 1, Note: "importers first"}
+	want := view.GateAnswer{GateID: "C-003", Option: 1, Note: "importers first"}
 	if len(*got) != 1 || (*got)[0].GateID != want.GateID || (*got)[0].Option != want.Option || (*got)[0].Note != want.Note {
 		t.Fatalf("answers = %+v, want [%+v]", *got, want)
 	}
@@ -154,7 +154,7 @@ func TestGateReportAuthoring(t *testing.T) {
 	}
 	run(a, tea.PasteMsg{Content: "the report-writer\ntimed out twice"})
 	runKeys(a, "esc", "d", "enter")
-	if len(*got) != 1 || (*got)[0] != (cockpit.GateAnswer{GateID: "report-authoring", Option: -1, Status: "denied", Note: "the report-writer timed out twice"}) {
+	if len(*got) != 1 || (*got)[0] != (view.GateAnswer{GateID: "report-authoring", Option: -1, Status: "denied", Note: "the report-writer timed out twice"}) {
 		t.Fatalf("answers = %+v", *got)
 	}
 }

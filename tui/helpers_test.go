@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/panes"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui/attach"
 )
@@ -124,7 +124,7 @@ func (hs *harness) open(title string, lead bool, args ...string) string {
 		hs.t.Fatal(err)
 	}
 	hs.static[p.ID()] = args[0] == "static"
-	hs.send(cockpit.PaneOpened{PaneID: p.ID(), Title: title, Lead: lead})
+	hs.send(view.PaneOpened{PaneID: p.ID(), Title: title, Lead: lead})
 	return p.ID()
 }
 
@@ -280,13 +280,13 @@ func keyPress(name string) tea.KeyPressMsg {
 
 // runView is a fixed run view for the panes of a test: the given pane ids
 // get dispatches with the given statuses, dispatched at fixed times.
-func runView(dispatches ...dispatchSpec) cockpit.RunView {
-	v := cockpit.RunView{
+func runView(dispatches ...dispatchSpec) view.RunView {
+	v := view.RunView{
 		Title:     "dev-10860 feature-analysis 002",
 		Backend:   "cockpit-pane",
 		BatchKind: "initial",
 		Next:      &nextPhase,
-		Timeline: []cockpit.TimelineEntry{
+		Timeline: []view.TimelineEntry{
 			{At: testNow.Add(-9 * time.Minute), Line: "PROGRESS: phase-1-intake"},
 			{At: testNow.Add(-8 * time.Minute), Line: "PROGRESS: phase-2-prompts"},
 			{At: testNow.Add(-7 * time.Minute), Line: "PROGRESS: phase-3-team-create using implicit team"},
@@ -310,8 +310,9 @@ func runView(dispatches ...dispatchSpec) cockpit.RunView {
 // dispatchSpec describes a fixture dispatch: its pane, label and status,
 // how long ago it was dispatched and, when terminal, how long it ran.
 type dispatchSpec struct {
-	pane, label, status string
-	ago, ran            time.Duration
+	pane, label string
+	status      state.Status
+	ago, ran    time.Duration
 }
 
 func dispatch(d dispatchSpec, i int) state.Dispatch {

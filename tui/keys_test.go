@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/panes"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // dryApp is an App with announced panes but no Manager: Update decides,
@@ -28,10 +28,10 @@ func dryApp(t *testing.T, w, h, workers int) *App {
 	a.manual = true
 	a.resizeDelay = 0
 	send(a, tea.WindowSizeMsg{Width: w, Height: h})
-	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	send(a, view.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
 	for i := range workers {
 		id := "pane-" + string(rune('2'+i))
-		send(a, cockpit.PaneOpened{PaneID: id, Title: "worker-" + id})
+		send(a, view.PaneOpened{PaneID: id, Title: "worker-" + id})
 	}
 	a.ops = nil
 	return a
@@ -157,7 +157,7 @@ func TestConfiguredPrefix(t *testing.T) {
 	a.manual = true
 	a.resizeDelay = 0
 	send(a, tea.WindowSizeMsg{Width: 80, Height: 24})
-	send(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	send(a, view.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
 	keys(a, "enter", "ctrl+b")
 	if a.mode != modeInput {
 		t.Fatal("ctrl+b left the pane with ctrl+a as prefix")
@@ -261,7 +261,7 @@ func TestTimelineToggle(t *testing.T) {
 
 func TestAttentionClearsOnFocus(t *testing.T) {
 	a := dryApp(t, 100, 30, 2)
-	send(a, cockpit.Notice{Text: "stuck?", PaneID: "pane-3"})
+	send(a, view.Notice{Text: "stuck?", PaneID: "pane-3"})
 	if !a.byID["pane-3"].attention || !strings.Contains(a.notice, "stuck?") {
 		t.Fatal("a notice about a pane did not flag it")
 	}
@@ -274,8 +274,8 @@ func TestAttentionClearsOnFocus(t *testing.T) {
 func TestPaneClosedGivesSpaceBack(t *testing.T) {
 	a := dryApp(t, 120, 40, 2)
 	keys(a, "l", "enter")
-	send(a, cockpit.PaneClosed{PaneID: "pane-2", Reason: "reclaimed"})
-	send(a, cockpit.PaneClosed{PaneID: "pane-3", Reason: "reclaimed"})
+	send(a, view.PaneClosed{PaneID: "pane-2", Reason: "reclaimed"})
+	send(a, view.PaneClosed{PaneID: "pane-3", Reason: "reclaimed"})
 	lead := a.byID["pane-1"]
 	if len(a.panes) != 1 || lead.rect != a.geo.area || focusedID(a) != "pane-1" || a.mode != modeNav {
 		t.Fatalf("after reclaim: %d panes, lead %+v (area %+v), focus %s, mode %v", len(a.panes), lead.rect, a.geo.area, focusedID(a), a.mode)
@@ -578,9 +578,9 @@ func TestProgramQuit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prog.Send(cockpit.PaneOpened{PaneID: p.ID(), Title: marker, Lead: i == 0})
+		prog.Send(view.PaneOpened{PaneID: p.ID(), Title: marker, Lead: i == 0})
 	}
-	prog.Send(cockpit.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "WORKER", status: "in-progress", ago: time.Minute})})
+	prog.Send(view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "WORKER", status: "in-progress", ago: time.Minute})})
 	deadline := time.Now().Add(10 * time.Second)
 	// The renderer writes differences, so the screen is read from the
 	// views it was given.
@@ -674,7 +674,7 @@ func TestResizeDebounced(t *testing.T) {
 	}
 	step(tea.WindowSizeMsg{Width: 100, Height: 30})
 	for i := range 4 {
-		step(cockpit.PaneOpened{PaneID: fmt.Sprintf("pane-%d", i+1), Title: "p", Lead: i == 0})
+		step(view.PaneOpened{PaneID: fmt.Sprintf("pane-%d", i+1), Title: "p", Lead: i == 0})
 	}
 	for w := 101; w <= 110; w++ {
 		step(tea.WindowSizeMsg{Width: w, Height: 30})

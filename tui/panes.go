@@ -8,7 +8,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -24,7 +24,7 @@ type paneView struct {
 	hasSnap bool
 
 	// From the run view: the pane's dispatch.
-	status     string // the dispatch status, empty without a dispatch
+	status     state.Status // the dispatch status, empty without a dispatch
 	reason     string
 	dispatched time.Time
 	settled    time.Time
@@ -74,13 +74,13 @@ const (
 func (pv *paneView) state() paneState {
 	if pv.hasDisp {
 		switch pv.status {
-		case "completed":
+		case state.StatusCompleted:
 			return stateDone
-		case "error":
+		case state.StatusError:
 			return stateFailed
-		case "timeout":
+		case state.StatusTimeout:
 			return stateTimedOut
-		case "not-run":
+		case state.StatusNotRun:
 			return stateNotRun
 		}
 		if !pv.snap.Exited {
@@ -99,7 +99,7 @@ func (pv *paneView) state() paneState {
 // elapsed is how long the pane's dispatch ran: to its settle time, or to
 // now while it runs. ok is false without a dispatch time.
 func (pv *paneView) elapsed(now time.Time) (time.Duration, bool) {
-	if !pv.hasDisp || pv.dispatched.IsZero() || pv.status == "not-run" {
+	if !pv.hasDisp || pv.dispatched.IsZero() || pv.status == state.StatusNotRun {
 		// A dispatch that never ran has no time worth showing.
 		return 0, false
 	}
@@ -212,7 +212,7 @@ func (a *App) addPane(id string) *paneView {
 
 // onPaneOpened names a pane the engine opened (adding it if no frame
 // brought it yet).
-func (a *App) onPaneOpened(m runtime.PaneOpened) {
+func (a *App) onPaneOpened(m view.PaneOpened) {
 	if a.closed[m.PaneID] {
 		return
 	}
@@ -276,7 +276,7 @@ func (a *App) onPaneClosed(id, reason string) {
 }
 
 // onRunView keeps a new run view and refreshes every pane's dispatch.
-func (a *App) onRunView(v runtime.RunView) {
+func (a *App) onRunView(v view.RunView) {
 	a.run = v
 	a.haveRun = true
 	for _, pv := range a.panes {

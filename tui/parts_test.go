@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/okstra/cockpit/panes"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -152,14 +152,14 @@ func TestStatusLineGolden(t *testing.T) {
 		a.zoom = true
 		line("zoom")
 		a.zoom = false
-		v.Gates = []cockpit.Gate{{ID: "C-003"}}
+		v.Gates = []view.Gate{{ID: "C-003"}}
 		a.onRunView(v)
 		line("one gate")
-		v.Gates = append(v.Gates, cockpit.Gate{ID: "report-authoring"})
+		v.Gates = append(v.Gates, view.Gate{ID: "report-authoring"})
 		v.BatchKind = "reverify-r2"
 		a.onRunView(v)
 		line("two gates")
-		a.onNotice(cockpit.Notice{Text: "worker claude-analyser-2 settled: completed"})
+		a.onNotice(view.Notice{Text: "worker claude-analyser-2 settled: completed"})
 		line("notice")
 		a.width = 60
 		line("narrow")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
 )
 
 // dryScreen is a screen with announced panes and no Manager, sharing arb.
@@ -25,8 +25,8 @@ func dryScreen(t *testing.T, arb *SizeArbiter, w, h int, told *[]ScreenSize) *Ap
 	a.manual = true
 	a.resizeDelay = 0
 	step(a, tea.WindowSizeMsg{Width: w, Height: h})
-	step(a, cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
-	step(a, cockpit.PaneOpened{PaneID: "pane-2", Title: "worker"})
+	step(a, view.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	step(a, view.PaneOpened{PaneID: "pane-2", Title: "worker"})
 	return a
 }
 
@@ -111,11 +111,11 @@ func TestSizeArbiter(t *testing.T) {
 	apply(a, b)
 	sizedBy(b, "a second screen came")
 	// A's layout changes (a pane opens) but it is not the latest.
-	step(a, cockpit.PaneOpened{PaneID: "pane-3", Title: "worker-3"})
+	step(a, view.PaneOpened{PaneID: "pane-3", Title: "worker-3"})
 	if len(a.ops) != 0 {
 		t.Fatalf("a screen that is not the latest resized: %+v", a.ops)
 	}
-	step(b, cockpit.PaneOpened{PaneID: "pane-3", Title: "worker-3"})
+	step(b, view.PaneOpened{PaneID: "pane-3", Title: "worker-3"})
 	apply(a, b)
 	sizedBy(b, "a pane opened")
 	// Any key on A: it takes the panes back to its sizes, all of them,
@@ -124,11 +124,11 @@ func TestSizeArbiter(t *testing.T) {
 	step(a, keyPress("t"))
 	apply(a, b)
 	sizedBy(a, "a key on A")
-	step(b, cockpit.PaneOpened{PaneID: "pane-4", Title: "worker-4"})
+	step(b, view.PaneOpened{PaneID: "pane-4", Title: "worker-4"})
 	if len(b.ops) != 0 {
 		t.Fatalf("B resized while A is the latest: %+v", b.ops)
 	}
-	step(a, cockpit.PaneOpened{PaneID: "pane-4", Title: "worker-4"})
+	step(a, view.PaneOpened{PaneID: "pane-4", Title: "worker-4"})
 	apply(a, b)
 	sizedBy(a, "a pane opened on A")
 	// The mouse counts too.
@@ -175,7 +175,7 @@ func TestTwoScreensOneManager(t *testing.T) {
 		id, title string
 		lead      bool
 	}{{lead, "lead", true}, {w1, "codex-analyser-1", false}, {w2, "claude-analyser-2", false}} {
-		small.send(cockpit.PaneOpened{PaneID: p.id, Title: p.title, Lead: p.lead})
+		small.send(view.PaneOpened{PaneID: p.id, Title: p.title, Lead: p.lead})
 	}
 	for _, id := range []string{lead, w1, w2} {
 		small.static[id] = true
@@ -351,7 +351,7 @@ func TestRestoreViewState(t *testing.T) {
 
 	next := newHarnessOn(t, mgr, 100, 30, attached, func(c *Config) { c.Restore = &vs })
 	for i, title := range []string{"lead", "codex-analyser-1", "claude-analyser-2"} {
-		next.send(cockpit.PaneOpened{PaneID: fmt.Sprintf("pane-%d", i+1), Title: title, Lead: i == 0})
+		next.send(view.PaneOpened{PaneID: fmt.Sprintf("pane-%d", i+1), Title: title, Lead: i == 0})
 		next.static[fmt.Sprintf("pane-%d", i+1)] = true
 	}
 	if focusedID(next.app) != w2 || !next.app.zoom || next.app.showTimeline || next.app.mode != modeInput {
@@ -386,8 +386,8 @@ func TestScreensShareChanges(t *testing.T) {
 	two := newHarnessOn(t, mgr, 100, 30)
 	one.open("lead", true, "static", "LEAD")
 	id := one.open("codex-analyser-1", false, "notify", "needs-you")
-	two.send(cockpit.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
-	two.send(cockpit.PaneOpened{PaneID: id, Title: "codex-analyser-1"})
+	two.send(view.PaneOpened{PaneID: "pane-1", Title: "lead", Lead: true})
+	two.send(view.PaneOpened{PaneID: id, Title: "codex-analyser-1"})
 	for _, hs := range []*harness{one, two} {
 		hs.waitFor("the bell on both screens", func() bool { return hs.app.byID[id].attention })
 		hs.waitFor("the notification on both screens", func() bool { return strings.Contains(hs.app.notice, "needs-you") })

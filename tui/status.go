@@ -77,7 +77,7 @@ func (a *App) statusLine() string {
 		}
 		kind := ""
 		if v.BatchKind != "" {
-			kind = sep + v.BatchKind
+			kind = sep + string(v.BatchKind)
 		}
 		if ansi.StringWidth(left+counts+kind+gates) > w {
 			// The counts and the gates matter more than the batch kind.

@@ -7,7 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	cockpit "github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
 )
 
 // screen is what a golden file holds: the view, and the cursor when shown.
@@ -25,7 +26,7 @@ func twoPaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 	hs := newHarness(t, w, h, opts...)
 	hs.open("lead", true, "static", "LEAD")
 	w1 := hs.open("codex-analyser-1", false, "static", "WORKER-1", "color")
-	hs.send(cockpit.ViewUpdated{View: runView(
+	hs.send(view.ViewUpdated{View: runView(
 		dispatchSpec{pane: w1, label: "codex-analyser-1", status: "in-progress", ago: 3*time.Minute + 7*time.Second},
 	)})
 	hs.waitDrawn()
@@ -41,7 +42,7 @@ func ninePaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 		"codex-analyser-1", "claude-analyser-2", "gemini-analyser-3", "grok-critic-4",
 		"kimi-critic-5", "codex-verifier-6", "claude-verifier-7", "codex-report-writer-8",
 	}
-	statuses := []string{"completed", "in-progress", "error", "timeout", "not-run", "in-progress", "in-progress", "in-progress"}
+	statuses := []state.Status{"completed", "in-progress", "error", "timeout", "not-run", "in-progress", "in-progress", "in-progress"}
 	var specs []dispatchSpec
 	ids := make([]string, len(labels))
 	for i, l := range labels {
@@ -53,8 +54,8 @@ func ninePaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 		specs = append(specs, dispatchSpec{pane: ids[i], label: l, status: statuses[i], ago: time.Duration(10-i) * time.Minute, ran: time.Duration(4*60+i*17) * time.Second})
 	}
 	v := runView(specs...)
-	v.Gates = []cockpit.Gate{{ID: "C-003", Kind: "decision"}}
-	hs.send(cockpit.ViewUpdated{View: v})
+	v.Gates = []view.Gate{{ID: "C-003", Kind: "decision"}}
+	hs.send(view.ViewUpdated{View: v})
 	hs.key("esc") // the gate opened; leave it waiting (the status line says so)
 	hs.send(PaneCost{PaneID: ids[7], USD: 1.375})
 	hs.waitFor("the notification", func() bool { return hs.app.byID[ids[5]].attention })

@@ -41,7 +41,7 @@ func TestExecCompletedV2(t *testing.T) {
 	if code := w.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, w.stderr)
 	}
-	sc := terminal(t, prompt, StatusCompleted, 0)
+	sc := terminal(t, prompt, state.StatusCompleted, 0)
 	want := state.Sidecar{
 		Status: "completed", Wrapper: "cockpit worker exec", Role: "analyser", Provider: "codex", Model: "gpt-6.1-sol",
 		PID: w.cmd.Process.Pid, ChildPID: started.ChildPID, StartedAt: started.StartedAt,
@@ -124,7 +124,7 @@ func TestExecFixtureJobs(t *testing.T) {
 				if w.code != 0 {
 					t.Fatalf("exit %d, stderr %q, log %q", w.code, w.stderr, readLog(t, job.Prompt))
 				}
-				sc := terminal(t, job.Prompt, StatusCompleted, 0)
+				sc := terminal(t, job.Prompt, state.StatusCompleted, 0)
 				if sc.InvocationRef != job.InvocationRef || sc.ExecutionLabel != job.ExecutionLabel || sc.Provider != job.Provider || sc.Model != job.ModelExecutionValue {
 					t.Errorf("sidecar identity %+v does not match the job %+v", sc, job.Job)
 				}
@@ -180,7 +180,7 @@ func TestExecFailures(t *testing.T) {
 			if w.code != tc.code {
 				t.Fatalf("exit %d, want %d", w.code, tc.code)
 			}
-			sc := terminal(t, prompt, StatusError, tc.code, tc.reason)
+			sc := terminal(t, prompt, state.StatusError, tc.code, tc.reason)
 			if sc.Reason != tc.reason {
 				t.Errorf("reason %q, want exactly %q", sc.Reason, tc.reason)
 			}
@@ -210,7 +210,7 @@ func TestExecStaleResult(t *testing.T) {
 	if w.code != 0 {
 		t.Fatalf("exit %d", w.code)
 	}
-	terminal(t, prompt, StatusError, 0, "wrote no result", "predates this run")
+	terminal(t, prompt, state.StatusError, 0, "wrote no result", "predates this run")
 }
 
 func TestExecIdleTimeout(t *testing.T) {
@@ -218,14 +218,14 @@ func TestExecIdleTimeout(t *testing.T) {
 	env := wrapperEnv(t)
 	for _, tc := range []struct {
 		behaviour, idle string
-		status          string
+		status          state.Status
 		code            int
 		reason          string
 	}{
-		{"hang", "1", StatusTimeout, 124, "no output for 1s (idle timeout); the CLI was stopped by SIGTERM"},
-		{"silent-then-ok-3s", "1", StatusTimeout, 124, "no output for 1s (idle timeout)"},
-		{"silent-then-ok-300ms", "2", StatusCompleted, 0, ""},
-		{"ok-2500ms", "1", StatusCompleted, 0, ""}, // steady output resets the limit
+		{"hang", "1", state.StatusTimeout, 124, "no output for 1s (idle timeout); the CLI was stopped by SIGTERM"},
+		{"silent-then-ok-3s", "1", state.StatusTimeout, 124, "no output for 1s (idle timeout)"},
+		{"silent-then-ok-300ms", "2", state.StatusCompleted, 0, ""},
+		{"ok-2500ms", "1", state.StatusCompleted, 0, ""}, // steady output resets the limit
 	} {
 		t.Run(tc.behaviour+"/"+tc.idle, func(t *testing.T) {
 			t.Parallel()
@@ -237,7 +237,7 @@ func TestExecIdleTimeout(t *testing.T) {
 				t.Fatalf("exit %d, want %d; reason %q", w.code, tc.code, readSidecar(t, prompt).Reason)
 			}
 			sc := terminal(t, prompt, tc.status, tc.code, tc.reason)
-			if tc.status == StatusTimeout {
+			if tc.status == state.StatusTimeout {
 				if time.Since(w.started) < time.Second {
 					t.Errorf("the wrapper gave up after %v, before the 1s limit", time.Since(w.started))
 				}
@@ -257,7 +257,7 @@ func TestExecIdleTimeout(t *testing.T) {
 		if el := time.Since(w.started); el < time.Second+testGrace {
 			t.Errorf("ended after %v, before the limit plus the grace", el)
 		}
-		sc := terminal(t, prompt, StatusTimeout, 124, "no output for 1s (idle timeout); the CLI ignored SIGTERM and was killed with SIGKILL after 500ms")
+		sc := terminal(t, prompt, state.StatusTimeout, 124, "no output for 1s (idle timeout); the CLI ignored SIGTERM and was killed with SIGKILL after 500ms")
 		if !groupGone(sc.ChildPID) {
 			t.Error("the CLI's group outlived the wrapper")
 		}
@@ -299,7 +299,7 @@ func TestExecJobIdleTimeout(t *testing.T) {
 	if w.code != 124 {
 		t.Fatalf("exit %d", w.code)
 	}
-	sc := terminal(t, job.Prompt, StatusTimeout, 124, "no output for 1s (idle timeout)")
+	sc := terminal(t, job.Prompt, state.StatusTimeout, 124, "no output for 1s (idle timeout)")
 	if sc.InvocationRef != "invocation-002" {
 		t.Errorf("sidecar invocation %q", sc.InvocationRef)
 	}
@@ -351,7 +351,7 @@ func TestExecSignals(t *testing.T) {
 			if el := time.Since(sent); el < tc.minTime {
 				t.Errorf("ended %v after the signal, before the %v grace", el, tc.minTime)
 			}
-			terminal(t, prompt, StatusError, tc.code, tc.reason...)
+			terminal(t, prompt, state.StatusError, tc.code, tc.reason...)
 			if !groupGone(started.ChildPID) {
 				t.Errorf("the CLI's process group %d outlived the wrapper", started.ChildPID)
 			}
@@ -384,7 +384,7 @@ func TestExecSecondSignal(t *testing.T) {
 	if el := time.Since(sent); el > 10*time.Second {
 		t.Errorf("took %v: the second signal did not force the end", el)
 	}
-	terminal(t, prompt, StatusError, 129, "wrapper got SIGHUP (the pane was closed)", "the CLI ignored SIGHUP and was killed with SIGKILL on a second signal (SIGTERM)")
+	terminal(t, prompt, state.StatusError, 129, "wrapper got SIGHUP (the pane was closed)", "the CLI ignored SIGHUP and was killed with SIGKILL on a second signal (SIGTERM)")
 	if !groupGone(started.ChildPID) {
 		t.Error("the CLI's group outlived the wrapper")
 	}
@@ -403,7 +403,7 @@ func TestExecKillsLeftovers(t *testing.T) {
 	if code := w.wait(t, 15*time.Second); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	terminal(t, prompt, StatusCompleted, 0)
+	terminal(t, prompt, state.StatusCompleted, 0)
 	if !groupGone(started.ChildPID) {
 		t.Fatalf("the CLI's background job (group %d) outlived the wrapper; log %q", started.ChildPID, readLog(t, prompt))
 	}
@@ -424,7 +424,7 @@ func TestExecChildKilled(t *testing.T) {
 	if code := w.wait(t, 15*time.Second); code != 137 {
 		t.Fatalf("exit %d, want 137", code)
 	}
-	sc := terminal(t, prompt, StatusError, 137, "killed by signal SIGKILL")
+	sc := terminal(t, prompt, state.StatusError, 137, "killed by signal SIGKILL")
 	if sc.Reason != "killed by signal SIGKILL" {
 		t.Errorf("reason %q", sc.Reason)
 	}
@@ -444,7 +444,7 @@ func TestExecWorktree(t *testing.T) {
 	if w.code != 0 {
 		t.Fatalf("exit %d, stderr %q", w.code, w.stderr)
 	}
-	terminal(t, prompt, StatusCompleted, 0)
+	terminal(t, prompt, state.StatusCompleted, 0)
 	if !strings.Contains(readLog(t, prompt), "cwd="+wt+" ") {
 		t.Errorf("the CLI did not run in the worktree: %q", readLog(t, prompt))
 	}
@@ -470,7 +470,7 @@ func TestExecPromptOnFile(t *testing.T) {
 	if w.code != 0 {
 		t.Fatalf("exit %d, stderr %q, log %q", w.code, w.stderr, readLog(t, prompt))
 	}
-	terminal(t, prompt, StatusCompleted, 0)
+	terminal(t, prompt, state.StatusCompleted, 0)
 	if !strings.Contains(readLog(t, prompt), "fake my-agent") {
 		t.Errorf("log %q", readLog(t, prompt))
 	}
@@ -490,7 +490,7 @@ func TestExecArgvMismatch(t *testing.T) {
 		if w.code != 97 {
 			t.Fatalf("exit %d", w.code)
 		}
-		terminal(t, prompt, StatusError, 97, "exit status 97")
+		terminal(t, prompt, state.StatusError, 97, "exit status 97")
 		if !strings.Contains(readLog(t, prompt), "argv mismatch") {
 			t.Errorf("log %q", readLog(t, prompt))
 		}
@@ -504,7 +504,7 @@ func TestExecArgvMismatch(t *testing.T) {
 		if w.code != 127 {
 			t.Fatalf("exit %d", w.code)
 		}
-		terminal(t, prompt, StatusError, 127, "start no-such-cli-for-cockpit", "not found")
+		terminal(t, prompt, state.StatusError, 127, "start no-such-cli-for-cockpit", "not found")
 	})
 }
 
@@ -518,7 +518,7 @@ func TestExecFlood(t *testing.T) {
 	if w.code != 0 {
 		t.Fatalf("exit %d", w.code)
 	}
-	terminal(t, prompt, StatusCompleted, 0)
+	terminal(t, prompt, state.StatusCompleted, 0)
 	log := readLog(t, prompt)
 	if !strings.Contains(log, "line 039999") || len(log) < 3<<20 {
 		t.Fatalf("log has %d bytes, last line missing: %v", len(log), !strings.Contains(log, "line 039999"))
@@ -577,7 +577,7 @@ func TestExecTerminalSize(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("wrapper did not finish")
 	}
-	terminal(t, prompt, StatusCompleted, 0)
+	terminal(t, prompt, state.StatusCompleted, 0)
 	if !strings.Contains(readLog(t, prompt), "tty=100x30") {
 		t.Errorf("log %q", readLog(t, prompt))
 	}

@@ -179,7 +179,7 @@ func waitChild(t *testing.T, prompt string) *state.Sidecar {
 	var sc *state.Sidecar
 	waitFor(t, "a started sidecar with childPid", 15*time.Second, func() bool {
 		s, err := state.ReadSidecar(state.SidecarPath(prompt), prompt)
-		if err == nil && s != nil && s.Status == StatusStarted && s.ChildPID > 0 {
+		if err == nil && s != nil && s.Status == state.StatusStarted && s.ChildPID > 0 {
 			sc = s
 			return true
 		}
@@ -208,7 +208,7 @@ func readLog(t *testing.T, prompt string) string {
 
 // terminal checks the sidecar of prompt is terminal with status and exit
 // code, and that its reason contains every fragment.
-func terminal(t *testing.T, prompt, status string, code int, fragments ...string) *state.Sidecar {
+func terminal(t *testing.T, prompt string, status state.Status, code int, fragments ...string) *state.Sidecar {
 	t.Helper()
 	sc := readSidecar(t, prompt)
 	if sc == nil {

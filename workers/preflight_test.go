@@ -373,7 +373,7 @@ func TestFixtureConsistent(t *testing.T) {
 		}
 	}
 	cat := BuiltinCatalog()
-	kinds := map[string]string{fixture.JobsInitial: "initial", fixture.JobsReverify: "reverify-r1", fixture.JobsReportWriter: "report-writer"}
+	kinds := map[string]state.DispatchKind{fixture.JobsInitial: state.DispatchInitial, fixture.JobsReverify: state.ReverifyKind(1), fixture.JobsReportWriter: state.DispatchReportWriter}
 	counts := map[string]int{fixture.JobsInitial: 3, fixture.JobsReverify: 1, fixture.JobsReportWriter: 1}
 	rosters := map[string]bool{}
 	for file, kind := range kinds {

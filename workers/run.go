@@ -22,14 +22,6 @@ import (
 	"github.com/okstra/cockpit/state"
 )
 
-// Terminal and non-terminal sidecar statuses the wrapper writes.
-const (
-	StatusStarted   = "started"
-	StatusCompleted = "completed"
-	StatusError     = "error"
-	StatusTimeout   = "timeout"
-)
-
 // Default PTY size when the wrapper's stdout is not a terminal.
 const (
 	defaultCols = 200
@@ -102,14 +94,14 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if err := state.WriteSidecar(scPath, sc); err != nil {
 		return fail(exitCantCreate, "write status sidecar: %v", err)
 	}
-	finish := func(status string, code int, reason string) int {
+	finish := func(status state.Status, code int, reason string) int {
 		end := *sc
 		end.Status, end.EndedAt, end.ExitCode, end.Reason = status, state.Timestamp(time.Now()), &code, reason
 		if err := state.WriteSidecar(scPath, &end); err != nil {
 			fmt.Fprintf(stderr, "%s: write status sidecar: %v\n", WrapperName, err)
 		}
 		if out != nil {
-			note := status
+			note := string(status)
 			if reason != "" {
 				note += ": " + reason
 			}
@@ -120,12 +112,12 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 
 	master, tty, err := ptyio.Open()
 	if err != nil {
-		return finish(StatusError, exitOSErr, err.Error())
+		return finish(state.StatusError, exitOSErr, err.Error())
 	}
 	defer master.Close()
 	if err := ptyio.SetSize(master, cols, rows); err != nil {
 		_ = tty.Close()
-		return finish(StatusError, exitOSErr, err.Error())
+		return finish(state.StatusError, exitOSErr, err.Error())
 	}
 
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -138,7 +130,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if p.provider.PromptOn() == PromptOnStdin {
 		if promptFile, err = os.Open(p.prompt); err != nil {
 			_ = tty.Close()
-			return finish(StatusError, exitOSErr, fmt.Sprintf("open prompt: %v", err))
+			return finish(state.StatusError, exitOSErr, fmt.Sprintf("open prompt: %v", err))
 		}
 		cmd.Stdin = promptFile
 	}
@@ -161,7 +153,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			code = exitNotFound
 		}
-		return finish(StatusError, code, fmt.Sprintf("start %s: %v", p.argv[0], err))
+		return finish(state.StatusError, code, fmt.Sprintf("start %s: %v", p.argv[0], err))
 	}
 	child := cmd.Process.Pid
 	sc.ChildPID = child
@@ -279,23 +271,23 @@ loop:
 	resultOK := p.resultWritten(start)
 	switch {
 	case stop == stopTimeout:
-		return finish(StatusTimeout, exitTimeout, fmt.Sprintf("no output for %ds (idle timeout); %s", int(p.idle/time.Second), ended))
+		return finish(state.StatusTimeout, exitTimeout, fmt.Sprintf("no output for %ds (idle timeout); %s", int(p.idle/time.Second), ended))
 	case stop == stopSignal && !(cliSig == 0 && cliCode == 0 && resultOK):
-		return finish(StatusError, 128+int(stopSig), fmt.Sprintf("wrapper got %s (%s); %s", signalName(stopSig), signalCause(stopSig), ended))
+		return finish(state.StatusError, 128+int(stopSig), fmt.Sprintf("wrapper got %s (%s); %s", signalName(stopSig), signalCause(stopSig), ended))
 	case cliSig != 0:
-		return finish(StatusError, 128+int(cliSig), "killed by signal "+signalName(cliSig))
+		return finish(state.StatusError, 128+int(cliSig), "killed by signal "+signalName(cliSig))
 	case cliCode != 0:
-		return finish(StatusError, cliCode, "exit status "+strconv.Itoa(cliCode))
+		return finish(state.StatusError, cliCode, "exit status "+strconv.Itoa(cliCode))
 	case !resultOK:
-		return finish(StatusError, 0, p.noResultReason())
+		return finish(state.StatusError, 0, p.noResultReason())
 	}
-	return finish(StatusCompleted, 0, "")
+	return finish(state.StatusCompleted, 0, "")
 }
 
 // sidecar is the started sidecar of this run.
 func (p *plan) sidecar(start time.Time) *state.Sidecar {
 	sc := &state.Sidecar{
-		Status:     StatusStarted,
+		Status:     state.StatusStarted,
 		Wrapper:    WrapperName,
 		Role:       p.role,
 		Provider:   p.provider.ID,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/state"
 )
 
 func TestParseSimModel(t *testing.T) {
@@ -145,7 +146,7 @@ func TestSimThroughWrapper(t *testing.T) {
 		if w.code != 0 {
 			t.Fatalf("exit %d, stderr %q", w.code, w.stderr)
 		}
-		terminal(t, prompt, StatusCompleted, 0)
+		terminal(t, prompt, state.StatusCompleted, 0)
 		log := readLog(t, prompt)
 		if !strings.Contains(log, "cockpit sim") || !strings.Contains(log, "\x1b[38;2;") {
 			t.Fatalf("log lacks the sim's output: %q", log)
@@ -165,7 +166,7 @@ func TestSimThroughWrapper(t *testing.T) {
 		if w.code != 1 {
 			t.Fatalf("exit %d", w.code)
 		}
-		terminal(t, prompt, StatusError, 1, "exit status 1")
+		terminal(t, prompt, state.StatusError, 1, "exit status 1")
 	})
 	t.Run("hang", func(t *testing.T) {
 		t.Parallel()
@@ -175,7 +176,7 @@ func TestSimThroughWrapper(t *testing.T) {
 		if w.code != 124 {
 			t.Fatalf("exit %d", w.code)
 		}
-		terminal(t, prompt, StatusTimeout, 124, "no output for 1s (idle timeout)")
+		terminal(t, prompt, state.StatusTimeout, 124, "no output for 1s (idle timeout)")
 	})
 	t.Run("ignore-term", func(t *testing.T) {
 		t.Parallel()
@@ -188,7 +189,7 @@ func TestSimThroughWrapper(t *testing.T) {
 		if code := w.wait(t, 15*time.Second); code != 143 {
 			t.Fatalf("exit %d", code)
 		}
-		terminal(t, prompt, StatusError, 143, "SIGTERM", "killed with SIGKILL")
+		terminal(t, prompt, state.StatusError, 143, "SIGTERM", "killed with SIGKILL")
 		if !strings.Contains(readLog(t, prompt), "ignoring terminated") {
 			t.Fatalf("the sim did not report ignoring SIGTERM: %q", readLog(t, prompt))
 		}
@@ -202,7 +203,7 @@ func TestSimThroughWrapper(t *testing.T) {
 		if w.code != 0 {
 			t.Fatalf("exit %d, stderr %q", w.code, w.stderr)
 		}
-		terminal(t, prompt, StatusCompleted, 0)
+		terminal(t, prompt, state.StatusCompleted, 0)
 		log := readLog(t, prompt)
 		if len(log) < 100<<10 {
 			t.Fatalf("flood logged only %d bytes", len(log))

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/demo"
+	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
 )
@@ -98,157 +96,21 @@ func newDemo(o *DemoOptions) (*demoSetup, error) {
 		}
 		os.RemoveAll(dir)
 	}
-	if d.run, err = runtime.MakeDemoRun(d.root, o.Backend); err != nil {
+	if d.run, err = demo.MakeRun(d.root, o.Backend); err != nil {
 		d.cleanup()
 		return nil, err
 	}
 	return d, nil
 }
 
+// demoHeadless tells the demo's story as lines (demo.Headless).
 func demoHeadless(o *DemoOptions) error {
 	d, err := newDemo(o)
 	if err != nil {
 		return err
 	}
 	defer d.cleanup()
-	self, dir, root, run := d.self, d.dir, d.root, d.run
-	start := time.Now()
-	var mu sync.Mutex
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(o.IO.Out, "%5.1fs  %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
-	}
-	say("cockpit demo: a throwaway okstra run with %d simulated workers (sim provider, no LLM CLI) in %s", len(runtime.DemoWorkers), root)
-	for _, w := range runtime.DemoWorkers {
-		say("  %-28s model %s", w.Label, w.Model)
-	}
-	env := append(os.Environ(), "COCKPIT_PROJECT_ROOT="+root, "COCKPIT_RUN_MANIFEST="+runtime.DemoRunManifest)
-	lead := func(args ...string) error {
-		say("$ cockpit %s", strings.Join(args, " "))
-		cmd := exec.Command(self, args...)
-		cmd.Dir, cmd.Env = root, env
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return err
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 16<<20)
-		var jsonOut strings.Builder
-		for sc.Scan() {
-			if args[0] == "worker-dispatch" {
-				// Its JSON is for machines; the story shows its PROGRESS lines.
-				jsonOut.WriteString(sc.Text())
-				continue
-			}
-			say("    %s", sc.Text())
-		}
-		if jsonOut.Len() > 0 {
-			var res dispatchOutput
-			if err := json.Unmarshal([]byte(jsonOut.String()), &res); err == nil {
-				for _, l := range res.ProgressLines {
-					say("    %s", l)
-				}
-			}
-		}
-		if err := cmd.Wait(); err != nil {
-			return fmt.Errorf("cockpit %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-		}
-		return nil
-	}
-	if o.Backend == state.BackendCLIWrapper {
-		say("the run's terminalBackend is cli-wrapper: the batch runs as child processes, no panes")
-		if err := lead("worker-dispatch", "--jobs-file", runtime.DemoJobsInitial); err != nil {
-			return err
-		}
-	} else {
-		sock := filepath.Join(dir, "cockpit.sock")
-		env = append(env, "COCKPIT_SOCKET="+sock)
-		cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, Self: self, Socket: sock, Cols: 100, Rows: 30})
-		if err != nil {
-			return err
-		}
-		defer cp.Close()
-		say("the cockpit serves the run at %s; its events:", sock)
-		events, stop := cp.Subscribe()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			var wire wireEvents
-			for ev := range events {
-				for _, m := range wire.next(ev) {
-					say("  ▸ %s", eventLine(m))
-				}
-			}
-		}()
-		steps := [][]string{
-			{"team", "dispatch", "--jobs-file", runtime.DemoJobsInitial},
-			{"team", "await"},
-			{"team", "reclaim", "--dry-run"},
-			{"team", "reclaim"},
-			runtime.DemoGateArgs(),
-		}
-		for _, s := range steps {
-			if err := lead(s...); err != nil {
-				stop()
-				return err
-			}
-		}
-		// A gate: the lead asks, and — no human being here — the story
-		// answers with the recommended option, as a person would in the
-		// screen's dialog.
-		go func() {
-			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if gates := cp.View().Gates; len(gates) > 0 {
-					say("the human answers %s in the screen: option 1, %q", gates[0].ID, gates[0].Options[0].Answer)
-					_ = cp.AnswerGate(runtime.GateAnswer{GateID: gates[0].ID, Option: 0, Note: "the demo answered for you"})
-					return
-				}
-			}
-		}()
-		if err := lead("gate", "ask", "--ledger", runtime.DemoApprovals, "--clarification-id", runtime.DemoGateID); err != nil {
-			stop()
-			return err
-		}
-		// Let the last pane-closed events through before the story ends.
-		ctx, cancel := context.WithTimeout(o.Ctx, 300*time.Millisecond)
-		<-ctx.Done()
-		cancel()
-		stop()
-		<-done
-	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
-	if err != nil {
-		return err
-	}
-	say("sidecars and results:")
-	for _, d := range ts.WorkerDispatches {
-		exit := "-"
-		if d.ExitCode != nil {
-			exit = fmt.Sprint(*d.ExitCode)
-		}
-		line := fmt.Sprintf("  %s %-28s %-9s exit %s", d.DispatchID, d.ExecutionLabel, d.Status, exit)
-		if d.Reason != "" {
-			line += "  (" + d.Reason + ")"
-		}
-		say("%s", line)
-		if res, err := os.ReadFile(filepath.Join(root, d.ResultPath)); err == nil {
-			first, _, _ := strings.Cut(strings.TrimSpace(string(res)), "\n")
-			say("      result %s: %s", d.ResultPath, first)
-		}
-	}
-	say("ledger: %d checkpoints in %s", len(ledgerOf(run)), run.Manifest.LeadEventsPath)
-	return nil
-}
-
-func ledgerOf(run *state.Run) []state.Event {
-	evs, _ := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
-	return evs
+	return demo.Headless(o.Ctx, demo.HeadlessConfig{Self: d.self, Dir: d.dir, Run: d.run, Out: o.IO.Out})
 }
 
 // demoScreen opens the screen on the demo run. The lead pane runs the
@@ -266,7 +128,7 @@ func demoScreen(o *DemoOptions) error {
 		return err
 	}
 	defer removeShim()
-	cp, err := runtime.StartCockpit(runtime.CockpitConfig{
+	cp, err := engine.Start(engine.Config{
 		Run: d.run, Self: d.self, Socket: filepath.Join(d.dir, "cockpit.sock"),
 		Lead: []string{d.self, "demo", "lead"}, LeadPath: []string{shim},
 	})
@@ -320,7 +182,7 @@ func demoLead(o *DemoLeadOptions) error {
 	say(dim("Keys: ? help · arrows move focus · z zoom · enter types into a pane · q quit"))
 	say("")
 	pause(1500 * time.Millisecond)
-	if err := step("team", "dispatch", "--jobs-file", runtime.DemoJobsInitial); err != nil {
+	if err := step("team", "dispatch", "--jobs-file", demo.JobsInitial); err != nil {
 		return err
 	}
 	say("")
@@ -336,11 +198,11 @@ func demoLead(o *DemoLeadOptions) error {
 	say("")
 	pause(1000 * time.Millisecond)
 	say(dim("A question only you can answer: the lead records it, then asks you in the cockpit."))
-	quiet := exec.Command(self, runtime.DemoGateArgs()...)
+	quiet := exec.Command(self, demo.GateArgs()...)
 	if out, err := quiet.CombinedOutput(); err != nil {
 		return fmt.Errorf("approval-decision open: %v: %s", err, out)
 	}
-	if err := step("gate", "ask", "--ledger", runtime.DemoApprovals, "--clarification-id", runtime.DemoGateID); err != nil {
+	if err := step("gate", "ask", "--ledger", demo.Approvals, "--clarification-id", demo.GateID); err != nil {
 		return err
 	}
 	say("")

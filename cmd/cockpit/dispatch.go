@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/workers"
 )
@@ -19,7 +19,7 @@ type DispatchOptions struct {
 	Ctx      context.Context
 	Run      runFlags
 	JobsFile string
-	Kind     string // --dispatch-kind: checked at parse time
+	Kind     state.DispatchKind // --dispatch-kind: checked at parse time
 	JSON     bool
 }
 
@@ -43,13 +43,13 @@ func newDispatchCmd(f *Factory, cmd *cobra.Command, jobsUsage string, runF func(
 	}
 	opts.Run.add(f, cmd)
 	cmd.Flags().StringVar(&opts.JobsFile, "jobs-file", "", jobsUsage)
-	cmd.Flags().StringVar(&opts.Kind, "dispatch-kind", "", "expected dispatch kind ("+orList(dispatchKinds)+"); must match the file's")
+	cmd.Flags().StringVar((*string)(&opts.Kind), "dispatch-kind", "", "expected dispatch kind ("+orList(dispatchKinds)+"); must match the file's")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
 // dispatchKinds are the values of --dispatch-kind, for the usage line.
-var dispatchKinds = []string{"initial", "reverify-r<N>", "critic", "report-writer", "translator"}
+var dispatchKinds = []string{string(state.DispatchInitial), "reverify-r<N>", string(state.DispatchCritic), string(state.DispatchReportWriter), string(state.DispatchTranslator)}
 
 func (o *DispatchOptions) validate() error {
 	if o.JobsFile == "" {
@@ -63,7 +63,7 @@ func (o *DispatchOptions) validate() error {
 
 // plan loads the run and verifies every job of the jobs file (no half
 // batch): the batch to run, and the cockpit binary its workers run.
-func (o *DispatchOptions) plan() (*runtime.Batch, string, error) {
+func (o *DispatchOptions) plan() (*team.Batch, string, error) {
 	run, err := o.Run.load()
 	if err != nil {
 		return nil, "", err
@@ -72,7 +72,7 @@ func (o *DispatchOptions) plan() (*runtime.Batch, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	batch, err := runtime.PlanBatch(run, cat, o.JobsFile, o.Kind)
+	batch, err := team.PlanBatch(run, cat, o.JobsFile, o.Kind)
 	if err != nil {
 		return nil, "", err
 	}
@@ -104,30 +104,24 @@ dispatch, and prints them in progressLines.`,
 }
 
 func workerDispatchRun(o *DispatchOptions) error {
-	signalled := o.Ctx.Done()
+	o.Ctx.Done() // catch the signals from here on, before anything is recorded
 	batch, self, err := o.plan()
 	if err != nil {
 		return err
 	}
-	select {
-	case <-signalled: // before anything is recorded: stop here
-		return o.Ctx.Err()
-	default:
-	}
-	// RunCLIWrapper catches SIGTERM/SIGINT/SIGHUP itself, passes the one
-	// that came on to the workers and settles the batch, so it gets a
-	// context the signal does not cancel: a cancelled one would reach the
-	// workers a second time, which reads as insisting and skips their
-	// graceful stop. The signal still ends this command with 128+signal,
-	// after the settled batch is printed.
-	res, err := runtime.RunCLIWrapper(context.WithoutCancel(o.Ctx), batch, self)
+	// The batch ends on the one signal context: RunCLIWrapper passes the
+	// signal that came (its cause) on to the workers once, settles the
+	// batch and names the signal in res.Signal; the command still prints
+	// the settled batch, then ends with 128+signal. A signal before anything
+	// is recorded stops it there.
+	res, err := team.RunCLIWrapper(o.Ctx, batch, self)
 	if err != nil {
 		return err
 	}
 	if err := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); err != nil {
 		return err
 	}
-	return o.Ctx.Err()
+	return o.Ctx.Err() // context.Canceled with the signal as its cause
 }
 
 // NewCmdTeamDispatch parses and checks `team dispatch`; runF
@@ -155,7 +149,7 @@ func teamDispatchRun(o *DispatchOptions) error {
 	}
 	// A signal cancels the context instead of killing the process between
 	// recording the batch and recording where it runs.
-	res, err := runtime.TeamDispatch(o.Ctx, batch, self)
+	res, err := team.TeamDispatch(o.Ctx, batch, self)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func TestWorkerDispatchSettlesEveryJob(t *testing.T) {
 	if len(ts.WorkerDispatches) != 3 {
 		t.Fatalf("%d dispatches recorded, want 3", len(ts.WorkerDispatches))
 	}
-	wantStatus := []string{"completed", "error", "timeout"}
+	wantStatus := []state.Status{state.StatusCompleted, state.StatusError, state.StatusTimeout}
 	for i, d := range ts.WorkerDispatches {
 		if d.Status != wantStatus[i] {
 			t.Errorf("%s: status %s, want %s (reason %q)", d.DispatchID, d.Status, wantStatus[i], d.Reason)

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/control"
 )
 
 // EventsOptions are the flags of `events`.
@@ -49,7 +47,7 @@ func eventsRun(o *EventsOptions) error {
 	if err != nil {
 		return err
 	}
-	cl, err := runtime.DialRun(o.Ctx, run, "cockpit events")
+	cl, err := control.DialRun(o.Ctx, run, "cockpit events")
 	if err != nil {
 		return err
 	}
@@ -73,7 +71,7 @@ func eventsRun(o *EventsOptions) error {
 }
 
 // printEvent prints one event: a JSON line with asJSON, else eventLine.
-func printEvent(io *IOStreams, asJSON bool, ev runtime.EventMessage) error {
+func printEvent(io *IOStreams, asJSON bool, ev control.EventMessage) error {
 	if asJSON {
 		return writeJSONLine(io.Out, ev)
 	}
@@ -82,15 +80,4 @@ func printEvent(io *IOStreams, asJSON bool, ev runtime.EventMessage) error {
 }
 
 // eventLine renders an event for people: the name and its fields.
-func eventLine(ev runtime.EventMessage) string {
-	var fields map[string]any
-	_ = json.Unmarshal(ev.Data, &fields)
-	var b strings.Builder
-	b.WriteString(ev.Event)
-	for _, k := range []string{"paneId", "dispatchId", "title", "executionLabel", "status", "reason", "pending", "done", "progressLine", "gateId", "statement", "text"} {
-		if v, ok := fields[k]; ok && v != "" && v != nil {
-			fmt.Fprintf(&b, " %s=%v", k, v)
-		}
-	}
-	return b.String()
-}
+func eventLine(ev control.EventMessage) string { return control.EventLine(ev) }

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/state/approval"
 )
@@ -100,7 +101,7 @@ There is no terminal fallback: only the human at the cockpit can grant it.`,
 
 func gateReport(run *state.Run, flag string) (string, error) {
 	if flag == "" {
-		return runtime.DefaultReport(run), nil
+		return team.DefaultReport(run), nil
 	}
 	return run.Root.Resolve(flag, "--report")
 }
@@ -133,9 +134,9 @@ func gateAskRun(o *GateOptions) error {
 	if err != nil {
 		return err
 	}
-	req := runtime.GateRequest{Run: run, Gate: runtime.GateFromRow(*row), Report: report}
+	req := team.GateRequest{Run: run, Gate: team.GateFromRow(*row), Report: report}
 	if o.IO.IsStdinTTY() {
-		req.Fallback = &runtime.TerminalPrompt{In: o.IO.In, Out: o.IO.Err}
+		req.Fallback = &team.TerminalPrompt{In: o.IO.In, Out: o.IO.Err}
 	}
 	return askGate(o, req)
 }
@@ -149,16 +150,16 @@ func gateReportAuthoringRun(o *GateOptions) error {
 	if err != nil {
 		return err
 	}
-	g := runtime.Gate{
-		ID: runtime.GateReportAuthoring, Kind: runtime.GateReportAuthoring,
+	g := view.Gate{
+		ID: string(state.GateReportAuthoring), Kind: state.GateReportAuthoring,
 		Statement:  "The lead asks to write the final report itself instead of the report writer. Approve or deny, and give the reason the report will carry.",
 		ReasonHint: strings.TrimSpace(o.ReasonHint),
 	}
-	return askGate(o, runtime.GateRequest{Run: run, Gate: g, Report: report})
+	return askGate(o, team.GateRequest{Run: run, Gate: g, Report: report})
 }
 
-func askGate(o *GateOptions, req runtime.GateRequest) error {
-	res, err := runtime.AskGate(o.Ctx, req, func(line string) { fmt.Fprintln(o.IO.Out, line) })
+func askGate(o *GateOptions, req team.GateRequest) error {
+	res, err := team.AskGate(o.Ctx, req, func(line string) { fmt.Fprintln(o.IO.Out, line) })
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/engine"
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
 )
@@ -46,7 +47,7 @@ func BenchmarkSidecarToStatusLine(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cp, err := runtime.StartCockpit(runtime.CockpitConfig{Run: run, NoServer: true})
+	cp, err := engine.Start(engine.Config{Run: run, NoServer: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func BenchmarkSidecarToStatusLine(b *testing.B) {
 		for {
 			ev := <-events
 			model, _ = model.Update(ev)
-			if _, ok := ev.(runtime.ViewUpdated); ok && strings.Contains(model.View().Content, want) {
+			if _, ok := ev.(view.ViewUpdated); ok && strings.Contains(model.View().Content, want) {
 				break
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -76,7 +76,7 @@ func workerLivenessRun(o *LivenessOptions) error {
 		}
 		root, tsPath, display = run.Root, run.TeamStatePath, run.Manifest.TeamStatePath
 	}
-	rep, err := runtime.Liveness(o.Ctx, root, tsPath, display, o.DispatchID, o.Wait, o.Timeout)
+	rep, err := team.Liveness(o.Ctx, root, tsPath, display, o.DispatchID, o.Wait, o.Timeout)
 	if rep != nil {
 		if o.JSON {
 			if werr := writeJSON(o.IO.Out, rep); werr != nil {
@@ -90,7 +90,7 @@ func workerLivenessRun(o *LivenessOptions) error {
 			fmt.Fprintln(o.IO.Out, line)
 		}
 	}
-	if errors.Is(err, runtime.ErrAwaitTimeout) {
+	if errors.Is(err, team.ErrAwaitTimeout) {
 		return &codedError{code: 3, err: fmt.Errorf("%s still alive after %s", o.DispatchID, o.Timeout)}
 	}
 	return err

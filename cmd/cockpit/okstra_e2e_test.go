@@ -137,7 +137,7 @@ func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 		t.Fatalf("reclaim printed:\n%s", file("r1.out"))
 	}
 	ts := readTeamState(t, root)
-	wantStatus := []string{"completed", "error", "completed", "error"}
+	wantStatus := []state.Status{state.StatusCompleted, state.StatusError, state.StatusCompleted, state.StatusError}
 	if len(ts.WorkerDispatches) != len(wantStatus) {
 		t.Fatalf("%d dispatches recorded, want %d", len(ts.WorkerDispatches), len(wantStatus))
 	}

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/tui"
 )
 
@@ -69,7 +69,7 @@ func openRun(o *OpenOptions) error {
 // startCockpit starts the engine on the run with lead in its lead pane (none
 // when empty), the okstra shim first on the lead's PATH; stop removes the
 // shim once the cockpit is closed.
-func startCockpit(r *runFlags, lead []string) (cp *runtime.Cockpit, stop func(), err error) {
+func startCockpit(r *runFlags, lead []string) (cp *engine.Engine, stop func(), err error) {
 	run, err := r.load()
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func startCockpit(r *runFlags, lead []string) (cp *runtime.Cockpit, stop func(),
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := runtime.CockpitConfig{Run: run, Self: self, Lead: lead}
+	cfg := engine.Config{Run: run, Self: self, Lead: lead}
 	stop = func() {}
 	if len(lead) > 0 {
 		shim, removeShim, err := okstraShim(self)
@@ -87,7 +87,7 @@ func startCockpit(r *runFlags, lead []string) (cp *runtime.Cockpit, stop func(),
 		}
 		cfg.LeadPath, stop = []string{shim}, removeShim
 	}
-	if cp, err = runtime.StartCockpit(cfg); err != nil {
+	if cp, err = engine.Start(cfg); err != nil {
 		stop()
 		return nil, nil, err
 	}
@@ -99,7 +99,7 @@ func startCockpit(r *runFlags, lead []string) (cp *runtime.Cockpit, stop func(),
 // the terminal back), then closes the cockpit (every pane gets its hang-up;
 // the workers write terminal sidecars). A signal is the screen's normal
 // end, as quitting is: exit 0.
-func runScreen(ctx context.Context, cp *runtime.Cockpit, prefix string) error {
+func runScreen(ctx context.Context, cp *engine.Engine, prefix string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	app := tui.New(tui.Config{

@@ -132,7 +132,7 @@ func TestOpenLeadDrivesPanes(t *testing.T) {
 		t.Fatalf("await printed:\n%s", strings.Join(got, "\n"))
 	}
 	ts := readTeamState(t, root)
-	wantStatus := []string{"completed", "error", "completed", "error"}
+	wantStatus := []state.Status{state.StatusCompleted, state.StatusError, state.StatusCompleted, state.StatusError}
 	for i, d := range ts.WorkerDispatches {
 		if d.Status != wantStatus[i] || d.PaneID != fmt.Sprintf("pane-%d", i+2) {
 			t.Errorf("%s: %s in %s, want %s in pane-%d", d.DispatchID, d.Status, d.PaneID, wantStatus[i], i+2)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/team"
 )
 
 // LeadProgressOptions are the flags of `lead-progress append`.
@@ -91,7 +91,7 @@ func leadProgressAppendRun(o *LeadProgressOptions) error {
 	if err != nil {
 		return err
 	}
-	line, err := runtime.AppendProgress(run, o.Phase, o.Worker, o.Fields, o.Detail)
+	line, err := team.AppendProgress(run, o.Phase, o.Worker, o.Fields, o.Detail)
 	if err != nil {
 		return err
 	}

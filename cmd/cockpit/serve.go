@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/control"
 )
 
 // ServeOptions are the flags of `serve`.
@@ -54,28 +54,15 @@ func serveRun(o *ServeOptions) error {
 	events, stop := cp.Subscribe()
 	defer stop()
 	fmt.Fprintf(o.IO.Err, "cockpit serve: serving %s at %s\n", o.Run.RunManifest, cp.SocketPath())
-	var wire wireEvents
+	var wire control.Wire
 	for {
 		select {
 		case ev := <-events:
-			for _, m := range wire.next(ev) {
+			for _, m := range wire.Next(ev) {
 				_ = printEvent(o.IO, o.JSON, m)
 			}
 		case <-o.Ctx.Done():
 			return cp.Close()
 		}
 	}
-}
-
-// wireEvents turns the engine's events into the wire's messages
-// (runtime.WireEvents), keeping the last view to tell what changed.
-type wireEvents struct{ prev *runtime.RunView }
-
-func (w *wireEvents) next(ev any) []runtime.EventMessage {
-	msgs := runtime.WireEvents(w.prev, ev)
-	if vu, ok := ev.(runtime.ViewUpdated); ok {
-		v := vu.View
-		w.prev = &v
-	}
-	return msgs
 }

@@ -145,7 +145,7 @@ func TestCockpitSIGTERMMidBatchSettlesEveryDispatch(t *testing.T) {
 	}
 	ts := readTeamState(t, root)
 	allTerminalWithReasons(t, ts)
-	want := []string{"completed", "error", "error"}
+	want := []state.Status{state.StatusCompleted, state.StatusError, state.StatusError}
 	for i, d := range ts.WorkerDispatches {
 		if d.Status != want[i] {
 			t.Errorf("%s: %s (%s), want %s", d.DispatchID, d.Status, d.Reason, want[i])

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -73,7 +73,7 @@ func teamAwaitRun(o *AwaitOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runtime.Await(o.Ctx, run, o.Timeout)
+	res, err := team.Await(o.Ctx, run, o.Timeout)
 	if res != nil {
 		if o.JSON {
 			if werr := writeJSON(o.IO.Out, awaitOutput{
@@ -86,7 +86,7 @@ func teamAwaitRun(o *AwaitOptions) error {
 			printDispatches(o.IO.Out, res.Dispatches, false, res.Lines)
 		}
 	}
-	if errors.Is(err, runtime.ErrAwaitTimeout) {
+	if errors.Is(err, team.ErrAwaitTimeout) {
 		return &codedError{code: 3, err: fmt.Errorf("%d worker(s) still running after %s; run team await again, or worker-liveness to probe them", res.Counts.Pending, o.Timeout)}
 	}
 	return err
@@ -106,8 +106,8 @@ type PanesOptions struct {
 // panesOutput is the JSON of reclaim and teardown: {"panes": [...]}, plus
 // the PROGRESS line the command printed, if any.
 type panesOutput struct {
-	Panes        []runtime.PaneRef `json:"panes"`
-	ProgressLine string            `json:"progressLine,omitempty"`
+	Panes        []team.PaneRef `json:"panes"`
+	ProgressLine string         `json:"progressLine,omitempty"`
 }
 
 // newPanesCmd is the shape reclaim and teardown share.
@@ -150,7 +150,7 @@ func teamReclaimRun(o *PanesOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runtime.Reclaim(o.Ctx, run, runtime.ReclaimOptions{Gate: o.Gate, DryRun: o.DryRun})
+	res, err := team.Reclaim(o.Ctx, run, team.ReclaimOptions{Gate: o.Gate, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}
@@ -178,14 +178,14 @@ func teamTeardownRun(o *PanesOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runtime.Teardown(o.Ctx, run, o.DryRun)
+	res, err := team.Teardown(o.Ctx, run, o.DryRun)
 	if err != nil {
 		return err
 	}
 	return printPanes(o, res)
 }
 
-func printPanes(o *PanesOptions, res *runtime.ReclaimResult) error {
+func printPanes(o *PanesOptions, res *team.ReclaimResult) error {
 	if o.JSON {
 		out := panesOutput{Panes: nonNil(res.Panes)}
 		if len(res.Lines) > 0 {

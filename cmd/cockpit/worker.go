@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime"
+	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/workers"
 )
 
@@ -123,5 +123,5 @@ func NewCmdWorkerTail(f *Factory, runF func(*TailOptions) error) *cobra.Command 
 }
 
 func workerTailRun(o *TailOptions) error {
-	return runtime.TailLog(o.Ctx, o.IO.Out, o.Log, o.PID, 256<<10)
+	return watch.TailLog(o.Ctx, o.IO.Out, o.Log, o.PID, 256<<10)
 }

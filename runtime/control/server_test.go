@@ -1,0 +1,71 @@
+package control
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/okstra/cockpit/runtime/internal/runtest"
+	"github.com/okstra/cockpit/runtime/view"
+)
+
+// countingHandler serves nothing and counts the requests that reach it.
+type countingHandler struct{ calls atomic.Int32 }
+
+func (h *countingHandler) OpenPane(OpenPaneParams) (OpenPaneResult, error) {
+	h.calls.Add(1)
+	return OpenPaneResult{}, nil
+}
+
+func (h *countingHandler) ClosePanes(ClosePanesParams) (ClosePanesResult, error) {
+	h.calls.Add(1)
+	return ClosePanesResult{}, nil
+}
+
+func (h *countingHandler) ListPanes() ListPanesResult {
+	h.calls.Add(1)
+	return ListPanesResult{Panes: []PaneInfo{}}
+}
+
+func (h *countingHandler) Gate(context.Context, GateParams) (GateResult, error) {
+	h.calls.Add(1)
+	return GateResult{}, nil
+}
+
+func (h *countingHandler) Subscribe() (<-chan EventMessage, func()) {
+	h.calls.Add(1)
+	ch := make(chan EventMessage)
+	return ch, func() {}
+}
+
+func (h *countingHandler) View() view.RunView {
+	h.calls.Add(1)
+	return view.RunView{}
+}
+
+// TestForgedPeerUIDIsRefused runs the real accept path with a server that
+// serves another uid than the test's: the connecting process (this one) is
+// then "another user", and must be refused before any request is served.
+func TestForgedPeerUIDIsRefused(t *testing.T) {
+	sock := filepath.Join(runtest.ShortDir(t), "priv", "cockpit.sock")
+	h := &countingHandler{}
+	s, err := Listen(sock, h, HelloResult{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.uid.Store(uint32(os.Getuid()) + 4242)
+	_, err = Dial(context.Background(), sock, "test")
+	if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "serves uid") {
+		t.Fatalf("want the peer check to refuse the connection, got %v", err)
+	}
+	if h.calls.Load() != 0 {
+		t.Fatal("a refused peer reached the handler")
+	}
+	if err := checkPeer(1000, 1000); err != nil {
+		t.Fatalf("same uid refused: %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package control
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// MaxSocketPath is the room in sockaddr_un.sun_path, less the NUL.
+const MaxSocketPath = 107
+
+// SocketPath is where a run's cockpit listens: $COCKPIT_SOCKET when set,
+// else <run state dir>/cockpit.sock. A unix socket path holds at most 107
+// bytes, and a run deep in a project can exceed that; such a run's socket
+// goes to a private per-user directory instead, named by a hash of the
+// default path, so the cockpit and every command of the run still agree on
+// it without configuration.
+func SocketPath(run *state.Run) string {
+	if p := os.Getenv("COCKPIT_SOCKET"); p != "" {
+		return p
+	}
+	p := filepath.Join(run.StateDir(), "cockpit.sock")
+	if len(p) <= MaxSocketPath {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return filepath.Join(shortSocketDir(), "cockpit-"+hex.EncodeToString(sum[:8])+".sock")
+}
+
+// shortSocketDir is the per-user directory for sockets whose default path
+// is too long: $XDG_RUNTIME_DIR/cockpit when set, else /tmp/cockpit-<uid>.
+func shortSocketDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "cockpit")
+	}
+	return filepath.Join(os.TempDir(), "cockpit-"+strconv.Itoa(os.Getuid()))
+}
+
+// NoCockpitError explains how to get a cockpit for a command that needs one.
+type NoCockpitError struct {
+	Socket string
+	Run    *state.Run
+	Err    error
+}
+
+func (e *NoCockpitError) Error() string {
+	return fmt.Sprintf("no cockpit is serving this run (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>`, or dispatch without panes with `cockpit worker-dispatch`",
+		e.Socket, e.Run.Root.Dir(), e.Run.Manifest.Display)
+}
+
+func (e *NoCockpitError) Unwrap() error { return e.Err }
+
+// DialRun connects to the cockpit serving run.
+func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error) {
+	path := SocketPath(run)
+	c, err := Dial(ctx, path, client)
+	if errors.Is(err, ErrNoCockpit) {
+		return nil, &NoCockpitError{Socket: path, Run: run, Err: err}
+	}
+	return c, err
+}
+
+// ComparePaneIDs orders pane ids ("pane-N") by N.
+func ComparePaneIDs(a, b string) int {
+	na, _ := strconv.Atoi(strings.TrimPrefix(a, "pane-"))
+	nb, _ := strconv.Atoi(strings.TrimPrefix(b, "pane-"))
+	return na - nb
+}

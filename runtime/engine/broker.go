@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/okstra/cockpit/runtime/view"
+)
+
+// broker fans engine events out to subscribers (the screen, `cockpit
+// events` connections). Rules: events are delivered in order and never
+// dropped, except that a ViewUpdated still waiting in a subscriber's queue is
+// replaced by a newer one — a view is a whole state, so only the latest
+// matters — which bounds a slow subscriber's queue by the number of pane and
+// gate events, not by how often files change.
+type broker struct {
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+}
+
+type subscriber struct {
+	mu     sync.Mutex
+	queue  []any
+	signal chan struct{}
+	out    chan any
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
+
+// subscribe returns a channel of events and a function that ends the
+// subscription (and closes the channel). The channel starts with what
+// snapshot returns, taken under the broker's lock: every event published
+// after the snapshot reaches the subscriber, and none it already shows.
+// snapshot must not publish.
+func (b *broker) subscribe(snapshot func() []any) (<-chan any, func()) {
+	s := &subscriber{signal: make(chan struct{}, 1), out: make(chan any), done: make(chan struct{})}
+	b.mu.Lock()
+	if snapshot != nil {
+		s.queue = append(s.queue, snapshot()...)
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	go s.pump() // it looks at the queue before it waits for a signal
+	return s.out, func() {
+		b.mu.Lock()
+		delete(b.subs, s)
+		b.mu.Unlock()
+		s.once.Do(func() { close(s.done) })
+	}
+}
+
+// publish sends ev to every subscriber.
+func (b *broker) publish(ev any) { b.update(func() any { return ev }) }
+
+// update makes a change and publishes the event it returns (none when
+// nil) as one step: a subscriber's snapshot shows either neither or both.
+// change must not publish.
+func (b *broker) update(change func() any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ev := change()
+	if ev == nil {
+		return
+	}
+	for s := range b.subs {
+		s.push(ev)
+	}
+}
+
+func (s *subscriber) push(ev any) {
+	s.mu.Lock()
+	if _, ok := ev.(view.ViewUpdated); ok {
+		for i := len(s.queue) - 1; i >= 0; i-- {
+			if _, old := s.queue[i].(view.ViewUpdated); old {
+				s.queue = append(s.queue[:i], s.queue[i+1:]...)
+				break
+			}
+		}
+	}
+	s.queue = append(s.queue, ev)
+	s.mu.Unlock()
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *subscriber) pump() {
+	defer close(s.out)
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			select {
+			case <-s.signal:
+				continue
+			case <-s.done:
+				return
+			}
+		}
+		ev := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		select {
+		case s.out <- ev:
+		case <-s.done:
+			return
+		}
+	}
+}

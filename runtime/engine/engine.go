@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/okstra/cockpit/panes"
+	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+)
+
+// Config says what a cockpit serves.
+type Config struct {
+	Run  *state.Run
+	Self string // the cockpit binary, for worker panes and the lead's PATH
+	// Lead is the lead pane's command; nil opens no lead pane.
+	Lead []string
+	// LeadEnv is added to the lead's environment.
+	LeadEnv []string
+	// LeadPath are directories put first on the lead's PATH, before Self's
+	// (the okstra shim directory).
+	LeadPath []string
+	// Socket overrides SocketPath(Run).
+	Socket string
+	// NoServer skips the control socket (tests of the engine alone).
+	NoServer bool
+	// Cols, Rows size new panes when the screen's size is unknown (no
+	// terminal, and the screen has not told it): 100×30 by default.
+	Cols, Rows int
+	// ScreenCols, ScreenRows are the screen's size at start when the caller
+	// knows it. Otherwise the engine reads the size of its terminal
+	// (stdout, else stdin) until the screen tells it with SetScreen.
+	ScreenCols, ScreenRows int
+	// CloseGrace overrides the panes' close grace.
+	CloseGrace time.Duration
+}
+
+// Engine is the engine behind the screen: it owns the panes, watches the
+// run's files, keeps the RunView, serves the control socket and queues the
+// human's gates. The screen and `cockpit events` subscribe to its events.
+type Engine struct {
+	cfg    Config
+	run    *state.Run
+	mgr    *panes.Manager
+	broker *broker
+	watch  *watch.Watcher
+	server *control.Server
+
+	paths   pathCache
+	opening sync.WaitGroup // panes being opened
+	seen    map[string]int // dispatches whose sidecar was read → the wrapper pid it named
+
+	mu       sync.Mutex
+	screen   ScreenSize // what the screen said (Cols 0: nothing yet)
+	inFlight int        // panes being opened, not in info yet
+	view     view.RunView
+	info     map[string]control.PaneInfo // open panes by id
+	gates    []*pendingGate
+	closed   bool
+	rebuild  chan struct{}
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+type pendingGate struct {
+	gate   view.Gate
+	answer chan view.GateAnswer
+}
+
+// Start opens the run's cockpit: it settles what earlier sessions
+// left, reserves their pane ids, starts the watcher and the control socket,
+// opens the lead pane and, for dispatches still running elsewhere, panes that
+// follow their logs.
+func Start(cfg Config) (*Engine, error) {
+	if cfg.Cols == 0 || cfg.Rows == 0 {
+		cfg.Cols, cfg.Rows = 100, 30
+	}
+	c := &Engine{
+		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
+		info: map[string]control.PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
+		seen:   map[string]int{},
+		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
+	}
+	run := cfg.Run
+	// Dispatches whose panes died with an earlier cockpit settle now (their
+	// wrappers wrote terminal sidecars on SIGHUP, or are gone).
+	if _, _, err := team.Settle(run); err != nil {
+		return nil, err
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	c.mgr.ReserveIDs(maxPaneNumber(ts))
+	if c.watch, err = watch.NewWatcher(); err != nil {
+		return nil, fmt.Errorf("watch run files: %w", err)
+	}
+	for _, f := range []struct {
+		path string
+		kind watch.EventKind
+	}{{run.TeamStatePath, watch.EvTeamState}, {run.LeadEventsPath, watch.EvLedger}} {
+		if err := c.watch.Watch(f.path, f.kind); err != nil {
+			c.watch.Close()
+			return nil, fmt.Errorf("watch %s: %w", f.path, err)
+		}
+	}
+	if p := run.Manifest.TaskManifestPath; p != "" {
+		if abs, err := run.Root.Resolve(p, "taskManifestPath"); err == nil {
+			_ = c.watch.Watch(abs, watch.EvOther)
+		}
+	}
+	if !cfg.NoServer {
+		path := cfg.Socket
+		if path == "" {
+			path = control.SocketPath(run)
+		}
+		hello := control.HelloResult{RunManifest: run.Manifest.Display, ProjectRoot: run.Root.Dir()}
+		if c.server, err = control.Listen(path, c.handler(), hello); err != nil {
+			c.watch.Close()
+			return nil, err
+		}
+	}
+	c.refresh(nil, true)
+	c.wg.Add(1)
+	go c.loop()
+	elsewhere := c.runningElsewhere(ts)
+	if len(cfg.Lead) > 0 {
+		if err := c.openLead(len(elsewhere)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	c.followElsewhere(elsewhere)
+	return c, nil
+}
+
+// maxPaneNumber is the highest N of a recorded "pane-N".
+func maxPaneNumber(ts *state.TeamState) int {
+	n := 0
+	for _, d := range ts.WorkerDispatches {
+		if v, err := strconv.Atoi(strings.TrimPrefix(d.PaneID, "pane-")); err == nil && strings.HasPrefix(d.PaneID, "pane-") {
+			n = max(n, v)
+		}
+	}
+	return n
+}
+
+// Manager is the cockpit's pane manager, for the screen.
+func (c *Engine) Manager() *panes.Manager { return c.mgr }
+
+// SocketPath is where the cockpit listens ("" without a server).
+func (c *Engine) SocketPath() string {
+	if c.server == nil {
+		return ""
+	}
+	return c.server.Path()
+}
+
+// Subscribe streams the engine's events (ViewUpdated, PaneOpened,
+// PaneClosed, Notice) from now on. A new subscriber first gets a
+// PaneOpened for every pane already open, then the current view, taken
+// under the broker's lock: no event published meanwhile is lost, and no
+// pane is announced twice.
+func (c *Engine) Subscribe() (<-chan any, func()) {
+	return c.broker.subscribe(func() []any {
+		var initial []any
+		for _, p := range c.ListPanes().Panes {
+			initial = append(initial, view.PaneOpened{PaneID: p.PaneID, Title: p.Title, DispatchID: p.DispatchID, Lead: p.Lead})
+		}
+		return append(initial, view.ViewUpdated{View: c.View()})
+	})
+}
+
+// LeadPane is the id of the lead's pane ("" when there is none).
+func (c *Engine) LeadPane() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, info := range c.info {
+		if info.Lead {
+			return id
+		}
+	}
+	return ""
+}
+
+// View is the current run view.
+func (c *Engine) View() view.RunView {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.view
+}
+
+// kick asks the loop to rebuild the view.
+func (c *Engine) kick() {
+	select {
+	case c.rebuild <- struct{}{}:
+	default:
+	}
+}
+
+// Close closes every pane (workers write their terminal sidecars on the
+// SIGHUP), settles the run, stops the server and the watcher.
+func (c *Engine) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.opening.Wait()
+	err := c.mgr.CloseAll()
+	if c.server != nil {
+		c.server.Close()
+	}
+	close(c.done)
+	c.wg.Wait()
+	c.watch.Close()
+	_, _, serr := team.Settle(c.run)
+	return errors.Join(err, serr)
+}

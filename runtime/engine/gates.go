@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
+)
+
+// Gate queues a question for the human and waits for the answer; when ctx
+// ends first, the gate is withdrawn.
+func (c *Engine) Gate(ctx context.Context, p control.GateParams) (control.GateResult, error) {
+	g := p.Gate
+	if g.ID == "" {
+		return control.GateResult{}, &control.RPCError{Code: control.CodeBadRequest, Message: "a gate needs an id"}
+	}
+	if g.Kind != state.GateReportAuthoring && len(g.Options) < 2 {
+		return control.GateResult{}, &control.RPCError{Code: control.CodeBadRequest, Message: fmt.Sprintf("gate %s offers %d options; a decision needs at least two", g.ID, len(g.Options))}
+	}
+	if g.OpenedAt.IsZero() {
+		g.OpenedAt = time.Now()
+	}
+	pg := &pendingGate{gate: g, answer: make(chan view.GateAnswer, 1)}
+	c.mu.Lock()
+	for _, q := range c.gates {
+		if q.gate.ID == g.ID {
+			c.mu.Unlock()
+			return control.GateResult{}, &control.RPCError{Code: control.CodeBadRequest, Message: fmt.Sprintf("gate %s is already waiting for an answer", g.ID)}
+		}
+	}
+	c.gates = append(c.gates, pg)
+	c.mu.Unlock()
+	c.broker.publish(view.Notice{Text: "gate " + g.ID + " is waiting for your answer"})
+	c.kick()
+	select {
+	case a := <-pg.answer:
+		return control.GateResult{Answer: a}, nil
+	case <-ctx.Done():
+		c.dropGate(g.ID)
+		return control.GateResult{}, &control.RPCError{Code: control.CodeCancelled, Message: "the gate was withdrawn"}
+	case <-c.done:
+		c.dropGate(g.ID)
+		return control.GateResult{}, &control.RPCError{Code: control.CodeCancelled, Message: "the cockpit closed before the gate was answered"}
+	}
+}
+
+func (c *Engine) dropGate(id string) *pendingGate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, q := range c.gates {
+		if q.gate.ID == id {
+			c.gates = append(c.gates[:i], c.gates[i+1:]...)
+			c.kick()
+			return q
+		}
+	}
+	return nil
+}
+
+// AnswerGate delivers the human's answer to a waiting gate.
+func (c *Engine) AnswerGate(a view.GateAnswer) error {
+	c.mu.Lock()
+	var pg *pendingGate
+	for _, q := range c.gates {
+		if q.gate.ID == a.GateID {
+			pg = q
+		}
+	}
+	c.mu.Unlock()
+	if pg == nil {
+		return fmt.Errorf("no gate %q is waiting", a.GateID)
+	}
+	if err := checkAnswer(pg.gate, a); err != nil {
+		return err
+	}
+	if c.dropGate(a.GateID) == nil {
+		return fmt.Errorf("gate %s was withdrawn (its asker went away) before the answer arrived", a.GateID)
+	}
+	pg.answer <- a
+	return nil
+}
+
+func checkAnswer(g view.Gate, a view.GateAnswer) error {
+	if g.Kind == state.GateReportAuthoring {
+		if a.Status != "approved" && a.Status != "denied" {
+			return fmt.Errorf("choose approved or denied")
+		}
+		if strings.TrimSpace(a.Note) == "" {
+			return fmt.Errorf("REPORT AUTHORING requires a Reason")
+		}
+		return nil
+	}
+	if a.Option < 0 || a.Option >= len(g.Options) {
+		return fmt.Errorf("choose one of the %d options", len(g.Options))
+	}
+	return nil
+}

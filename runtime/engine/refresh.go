@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+)
+
+// loop rebuilds the view on file events, pane exits and gate changes.
+func (c *Engine) loop() {
+	defer c.wg.Done()
+	for {
+		var batch []watch.FileEvent
+		full := false
+		select {
+		case <-c.done:
+			return
+		case <-c.rebuild:
+			full = true
+		case batch = <-c.watch.Events():
+		case <-c.watch.Errors():
+			full = true // events may have been lost: look at everything
+		}
+		c.refresh(batch, full)
+	}
+}
+
+// refresh brings the view up to date with what changed, in three steps:
+// classify the events, settle the dispatches they concern, build the view.
+// A sidecar event settles that sidecar's dispatch only; a team-state change
+// looks at the dispatches not seen before; a full refresh (start, pane
+// exit, gate, watcher overflow) looks at every pending dispatch. So the
+// work per event does not grow with the number of workers.
+func (c *Engine) refresh(batch []watch.FileEvent, full bool) {
+	ch := classify(batch, full)
+	ts, problem, err := c.settle(ch)
+	if err != nil {
+		c.setErr(err)
+		return
+	}
+	c.buildView(ts, ch, problem)
+}
+
+// changes is what a batch of events says to look at again.
+type changes struct {
+	full         bool            // everything: start, pane exit, gate, overflow
+	sidecars     map[string]bool // sidecars written (absolute paths)
+	exited       map[int]bool    // wrapper pids seen exit
+	ledger       bool            // the timeline's ledger changed
+	taskManifest bool            // the next-phase pointer may have changed
+}
+
+// classify sorts a batch of watcher events into what must be read again.
+func classify(batch []watch.FileEvent, full bool) changes {
+	ch := changes{full: full, sidecars: map[string]bool{}, exited: map[int]bool{}, ledger: full, taskManifest: full}
+	for _, ev := range batch {
+		switch ev.Kind {
+		case watch.EvSidecar:
+			ch.sidecars[ev.Path] = true
+		case watch.EvProcessExit:
+			ch.exited[ev.PID] = true
+		case watch.EvLedger:
+			ch.ledger = true
+		case watch.EvOther:
+			ch.taskManifest = true
+		}
+	}
+	return ch
+}
+
+// settle reads team-state, asks the sidecars of the dispatches ch concerns
+// for their verdicts and records the terminal ones under the team-state
+// lock. It returns team-state as it stands after, and a problem to show
+// when recording failed (then it is tried again: see below).
+func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
+	run := c.run
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, "", err
+	}
+	verdicts := map[string]team.Verdict{}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.Terminal() || d.StatusPath == "" {
+			continue
+		}
+		sp, err := c.paths.resolve(run, d.StatusPath)
+		if err != nil {
+			continue
+		}
+		_, seen := c.seen[d.DispatchID]
+		if !ch.full && seen && !ch.sidecars[sp] && !ch.exited[d.PID] && !ch.exited[c.seen[d.DispatchID]] {
+			continue
+		}
+		v, err := team.SidecarVerdict(sp, d, c.watch)
+		if err != nil {
+			continue
+		}
+		c.seen[d.DispatchID] = v.PID
+		if !seen || ch.full {
+			_ = c.watch.Watch(sp, watch.EvSidecar)
+		}
+		for _, pid := range []int{d.PID, v.PID} {
+			if pid > 0 {
+				c.watch.WatchPID(pid)
+			}
+		}
+		if v.Status != "" {
+			verdicts[d.DispatchID] = v
+		}
+	}
+	if len(verdicts) == 0 {
+		return ts, "", nil
+	}
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, team.TeamName(run), func(t *state.TeamState) error {
+		now := state.Timestamp(state.Now())
+		for i := range t.WorkerDispatches {
+			d := &t.WorkerDispatches[i]
+			if v, ok := verdicts[d.DispatchID]; ok && !d.Terminal() {
+				v.Apply(d, now)
+			}
+		}
+		ts = &state.TeamState{TeamName: t.TeamName, WorkerDispatches: append([]state.Dispatch(nil), t.WorkerDispatches...)}
+		return nil
+	})
+	if err == nil {
+		return ts, "", nil
+	}
+	// Shown in the view, and looked at again on the next event: the
+	// settle did not happen.
+	for id := range verdicts {
+		delete(c.seen, id)
+	}
+	// No file event may come to retry it (the sidecar is final), so try
+	// again in a second — only after a failure, never as polling.
+	time.AfterFunc(time.Second, c.kick)
+	return ts, err.Error(), nil
+}
+
+// buildView makes the new RunView from team-state, the files ch says
+// changed and the waiting gates, and publishes it when it differs.
+func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
+	run := c.run
+	c.mu.Lock()
+	v := c.view
+	c.mu.Unlock()
+	v.Err = problem
+	v.Title, v.Backend = runTitle(run), run.Manifest.TerminalBackend
+	v.Dispatches = ts.WorkerDispatches
+	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
+	if ch.ledger {
+		var err error
+		if v.Timeline, err = readTimeline(run); err != nil && v.Err == "" {
+			v.Err = err.Error()
+		}
+	}
+	if ch.taskManifest {
+		np, err := readNextPhase(run)
+		v.Next = np
+		if err != nil && v.Err == "" {
+			v.Err = err.Error()
+		}
+	}
+	c.broker.update(func() any {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		v.Gates = nil
+		for _, g := range c.gates {
+			v.Gates = append(v.Gates, g.gate)
+		}
+		if reflect.DeepEqual(c.view, v) {
+			return nil
+		}
+		c.view = v
+		return view.ViewUpdated{View: v}
+	})
+}
+
+// pathCache remembers resolved run-file paths: resolving walks symlinks
+// component by component, and the engine looks the same paths up on every
+// event.
+type pathCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (pc *pathCache) resolve(run *state.Run, rel string) (string, error) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if p, ok := pc.m[rel]; ok {
+		return p, nil
+	}
+	p, err := run.Root.Resolve(rel, "path")
+	if err != nil {
+		return "", err
+	}
+	if pc.m == nil {
+		pc.m = map[string]string{}
+	}
+	pc.m[rel] = p
+	return p, nil
+}
+
+func (c *Engine) setErr(err error) {
+	c.broker.update(func() any {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.view.Err = err.Error()
+		return view.ViewUpdated{View: c.view}
+	})
+}
+
+func runTitle(run *state.Run) string {
+	m := run.Manifest
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", m.TaskKey, m.TaskType, m.RunSeq))
+}
+
+// currentBatch counts the dispatches of the most recent dispatch command:
+// the same kind and dispatch time as the last one.
+func currentBatch(ds []state.Dispatch) (state.DispatchKind, view.Counts) {
+	if len(ds) == 0 {
+		return "", view.Counts{}
+	}
+	last := ds[len(ds)-1]
+	var c view.Counts
+	for i := range ds {
+		if ds[i].DispatchKind == last.DispatchKind && ds[i].DispatchedAt == last.DispatchedAt {
+			if ds[i].Terminal() {
+				c.Done++
+			} else {
+				c.Pending++
+			}
+		}
+	}
+	return last.DispatchKind, c
+}
+
+func readTimeline(run *state.Run) ([]view.TimelineEntry, error) {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	out := make([]view.TimelineEntry, 0, len(events))
+	for _, e := range events {
+		at, _ := time.Parse(time.RFC3339, e.At)
+		out = append(out, view.TimelineEntry{At: at, Line: e.ProgressLine})
+	}
+	return out, err
+}
+
+func readNextPhase(run *state.Run) (*state.NextPhase, error) {
+	p := run.Manifest.TaskManifestPath
+	if p == "" {
+		return nil, nil
+	}
+	abs, err := run.Root.Resolve(p, "taskManifestPath")
+	if err != nil {
+		return nil, err
+	}
+	np, err := state.ReadNextPhase(abs, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return np, err
+}

@@ -1,0 +1,212 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+)
+
+// ErrAwaitTimeout is returned when --timeout passed with workers pending.
+var ErrAwaitTimeout = errors.New("timed out with workers still running")
+
+// AwaitResult is what `team await` reports.
+type AwaitResult struct {
+	Dispatches []state.Dispatch
+	Counts     view.Counts
+	Lines      []string // PROGRESS lines, in the order they were recorded
+}
+
+// Await waits until every dispatch of the run is terminal. It records
+// phase-5-poll on entry and again only when the counts change — on entry
+// not when the counts equal the ledger's last phase-5-poll and no dispatch
+// started or settled since (the seed: "A host wait returning without a
+// worker state change does not create a new checkpoint") — and
+// phase-5-collect for each initial dispatch it settles — into the ledger on
+// a pane run, only into Lines otherwise (the seed: the team commands record
+// nothing on other backends, but always print). It wakes only on file
+// events and worker-process exits. timeout ≤ 0 waits forever.
+func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitResult, error) {
+	rec := NewRecorder(run, SourceTeamAwait, run.Manifest.IsPaneBackend())
+	w, err := watch.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch run files: %w", err)
+	}
+	defer w.Close()
+	if err := w.Watch(run.TeamStatePath, watch.EvTeamState); err != nil {
+		return nil, fmt.Errorf("watch team-state: %w", err)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res := &AwaitResult{}
+	last := view.Counts{Pending: -1}
+	prev, prevAt, havePrev := lastRecordedPoll(run)
+	for entry := true; ; entry = false {
+		ts, _, err := settleWith(run, w)
+		if err != nil {
+			return nil, err
+		}
+		if err := watchDispatches(run, w, ts); err != nil {
+			return nil, err
+		}
+		// The entry poll comes first; after that a settled worker's collect
+		// line precedes the poll line carrying the new counts.
+		if !entry {
+			if err := Collect(run, rec); err != nil {
+				return nil, err
+			}
+		}
+		c := CountDispatches(ts.WorkerDispatches)
+		if entry && havePrev && c == prev && !changedSince(ts.WorkerDispatches, prevAt) {
+			last = c // the ledger's last poll says it already
+		}
+		if c != last {
+			if err := rec.Record("phase-5-poll", "", countFields(c), ""); err != nil {
+				return nil, err
+			}
+			last = c
+		}
+		if entry {
+			if err := Collect(run, rec); err != nil {
+				return nil, err
+			}
+		}
+		res.Dispatches, res.Counts, res.Lines = ts.WorkerDispatches, c, rec.Lines()
+		if c.Pending == 0 {
+			return res, nil
+		}
+		select {
+		case <-w.Events():
+		case <-w.Errors():
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return res, ErrAwaitTimeout
+			}
+			return res, ctx.Err()
+		}
+	}
+}
+
+// watchDispatches makes sure every pending dispatch's sidecar, result and
+// wrapper process are watched.
+func watchDispatches(run *state.Run, w *watch.Watcher, ts *state.TeamState) error {
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.Terminal() || d.StatusPath == "" {
+			continue
+		}
+		sp, err := run.Root.Resolve(d.StatusPath, "statusPath")
+		if err != nil {
+			return err
+		}
+		if err := w.Watch(sp, watch.EvSidecar); err != nil {
+			return fmt.Errorf("watch %s: %w", d.StatusPath, err)
+		}
+		if d.ResultPath != "" {
+			if rp, err := run.Root.Resolve(d.ResultPath, "resultPath"); err == nil {
+				_ = w.Watch(rp, watch.EvResult)
+			}
+		}
+		if d.PID > 0 {
+			w.WatchPID(d.PID)
+		}
+		if sc, err := state.ReadSidecar(sp, d.StatusPath); err == nil && sc != nil && sc.PID > 0 {
+			w.WatchPID(sc.PID)
+		}
+	}
+	return nil
+}
+
+// lastRecordedPoll reads the counts of the ledger's last phase-5-poll and
+// when it was recorded. A ledger that cannot be read has none: the poll is
+// recorded again rather than the wait refused.
+func lastRecordedPoll(run *state.Run) (c view.Counts, at string, ok bool) {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	if err != nil {
+		return view.Counts{}, "", false
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := events[i]
+		phase, fields := e.Phase, e.Fields
+		if phase == "" {
+			phase, _, fields = parseProgressLine(e.ProgressLine)
+		}
+		if phase != "phase-5-poll" {
+			continue
+		}
+		p, perr := strconv.Atoi(field(fields, "pending"))
+		d, derr := strconv.Atoi(field(fields, "done"))
+		if perr != nil || derr != nil {
+			return view.Counts{}, "", false
+		}
+		return view.Counts{Pending: p, Done: d}, e.At, true
+	}
+	return view.Counts{}, "", false
+}
+
+// changedSince reports whether a dispatch was dispatched or settled after
+// at (a ledger timestamp): then the workers' state changed, even if the
+// counts came back to the same numbers (a retry that settled).
+func changedSince(ds []state.Dispatch, at string) bool {
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return true
+	}
+	after := func(s string) bool {
+		u, err := time.Parse(time.RFC3339, s)
+		return err == nil && u.After(t)
+	}
+	for i := range ds {
+		if after(ds[i].DispatchedAt) || after(ds[i].SettledAt) {
+			return true
+		}
+	}
+	return false
+}
+
+func field(fields [][2]string, name string) string {
+	for _, f := range fields {
+		if f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// parseProgressLine reads a PROGRESS line written by another tool into its
+// phase, worker and key=value fields ("PROGRESS: phase-5-collect
+// worker=Codex worker status=completed"). A worker value runs up to the
+// next " name=" token, since roster roles contain spaces.
+func parseProgressLine(line string) (phase, worker string, fields [][2]string) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "PROGRESS: ")
+	if !ok {
+		return "", "", nil
+	}
+	phase, rest, _ = strings.Cut(rest, " ")
+	toks := strings.Fields(rest)
+	for i := 0; i < len(toks); i++ {
+		name, val, ok := strings.Cut(toks[i], "=")
+		if !ok {
+			continue
+		}
+		if name == "worker" {
+			for i+1 < len(toks) && !strings.Contains(toks[i+1], "=") {
+				i++
+				val += " " + toks[i]
+			}
+			worker = val
+			continue
+		}
+		fields = append(fields, [2]string{name, val})
+	}
+	return phase, worker, fields
+}

@@ -1,0 +1,199 @@
+package team
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/state/approval"
+)
+
+// SourceGateAsk is the ledger source of the checkpoints gate ask records.
+const SourceGateAsk = "gate ask"
+
+// GateFromRow turns an approval-decision row into the gate the screen
+// shows: the statement, then the options with the recommended one first.
+func GateFromRow(r approval.Row) view.Gate {
+	g := view.Gate{ID: r.ClarificationID, Kind: state.GateDecision, ClarificationID: r.ClarificationID, Statement: r.Statement, ExpectedForm: r.ExpectedForm}
+	var rec, alt []view.GateOption
+	for _, o := range r.Options {
+		opt := view.GateOption{Role: o.Role, Answer: o.Answer, Rationale: o.Rationale, Reach: o.Reach, ScopeEffects: o.ScopeEffects, AddedWork: o.AddedWork, DirectionChange: o.DirectionChange, Disposition: o.Disposition}
+		if o.Role == "recommended" {
+			rec = append(rec, opt)
+		} else {
+			alt = append(alt, opt)
+		}
+	}
+	g.Options = append(rec, alt...)
+	return g
+}
+
+// GateRequest is one `gate ask` or `gate report-authoring`.
+type GateRequest struct {
+	Run    *state.Run
+	Gate   view.Gate
+	Report string // absolute path of the report the answer belongs to
+	// Fallback, when set, asks on this terminal when no cockpit listens
+	// (decision gates only).
+	Fallback *TerminalPrompt
+}
+
+// TerminalPrompt is the headless fallback's terminal.
+type TerminalPrompt struct {
+	In  io.Reader
+	Out io.Writer
+}
+
+// GateOutcome is what a gate command prints as JSON.
+type GateOutcome struct {
+	GateID          string         `json:"gateId"`
+	Kind            state.GateKind `json:"kind"`
+	ClarificationID string         `json:"clarificationId,omitempty"`
+	Answer          string         `json:"answer,omitempty"`
+	Disposition     string         `json:"disposition,omitempty"`
+	Status          string         `json:"status,omitempty"`
+	Note            string         `json:"note,omitempty"`
+	Sidecar         string         `json:"sidecar"`
+	AnsweredIn      string         `json:"answeredIn"` // "cockpit" or "terminal"
+	ProgressLines   []string       `json:"progressLines"`
+}
+
+// DefaultReport is where a run's final report lives:
+// <runDir>/reports/final-report-<taskType>-<runSeq>.md.
+func DefaultReport(run *state.Run) string {
+	m := run.Manifest
+	return filepath.Join(run.RunDir, "reports", fmt.Sprintf("final-report-%s-%s.md", m.TaskType, m.RunSeq))
+}
+
+// AskGate runs a gate: it first reclaims the finished panes as a gate
+// cleanup (phase-gate-cleanup, recorded nowhere), records user-confirm for a
+// decision gate, then asks the human in the cockpit and blocks until the
+// answer comes, and writes it into the report's user-response sidecar. The
+// lead never answers: the cockpit takes answers only from its screen.
+// progress receives each PROGRESS line as soon as it is known.
+func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*GateOutcome, error) {
+	run, g := req.Run, req.Gate
+	res := &GateOutcome{GateID: g.ID, Kind: g.Kind, ClarificationID: g.ClarificationID}
+	emit := func(line string) {
+		res.ProgressLines = append(res.ProgressLines, line)
+		if progress != nil {
+			progress(line)
+		}
+	}
+	// Reach the cockpit first: without one (and without a terminal to ask
+	// on) nothing may be cleaned up or recorded.
+	cl, err := control.DialRun(ctx, run, "gate ask")
+	var nc *control.NoCockpitError
+	terminal := false
+	switch {
+	case errors.As(err, &nc) && req.Fallback != nil && g.Kind == state.GateDecision:
+		terminal = true
+	case errors.As(err, &nc):
+		return nil, fmt.Errorf("no cockpit is serving this run to show the question (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>` and ask again", nc.Socket, run.Root.Dir(), run.Manifest.Display)
+	case err != nil:
+		return nil, err
+	default:
+		defer cl.Close()
+	}
+	// 1. Finished panes go before the human is shown the question.
+	cleaned := 0
+	if run.Manifest.IsPaneBackend() {
+		r, err := Reclaim(ctx, run, ReclaimOptions{Gate: true})
+		if err != nil {
+			return nil, err
+		}
+		cleaned = len(r.Panes)
+	}
+	ev, err := state.NewEvent(SourceGateAsk, "phase-gate-cleanup", "", [][2]string{{"panes", strconv.Itoa(cleaned)}}, "")
+	if err != nil {
+		return nil, err
+	}
+	emit(ev.ProgressLine)
+	// 2. The user-confirm checkpoint names the row the answer will match.
+	if g.Kind == state.GateDecision {
+		rec := NewRecorder(run, SourceGateAsk, true)
+		if err := rec.Record("user-confirm", "", nil, g.ClarificationID+" "+oneLine(g.Statement)); err != nil {
+			return nil, err
+		}
+		emit(rec.Lines()[0])
+	}
+	// 3. Ask.
+	var ans view.GateAnswer
+	if terminal {
+		if ans, err = askOnTerminal(g, req.Fallback); err != nil {
+			return nil, err
+		}
+		res.AnsweredIn = "terminal"
+	} else {
+		var gr control.GateResult
+		if err := cl.Call(ctx, control.MethodGate, control.GateParams{Gate: g}, &gr); err != nil {
+			return nil, fmt.Errorf("gate %s: %w", g.ID, err)
+		}
+		ans = gr.Answer
+		res.AnsweredIn = "cockpit"
+	}
+	// 4. Record the answer where okstra reads it.
+	wr := approval.WriteRequest{Report: req.Report, ReportPending: true, ProjectRoot: run.Root.Dir(), TaskKey: run.Manifest.TaskKey}
+	switch g.Kind {
+	case state.GateReportAuthoring:
+		res.Status, res.Note = ans.Status, ans.Note
+		wr.ReportAuthoring = &approval.ReportAuthoring{Status: ans.Status, Reason: ans.Note}
+	default:
+		if ans.Option < 0 || ans.Option >= len(g.Options) {
+			return nil, fmt.Errorf("gate %s: the answer names option %d of %d", g.ID, ans.Option, len(g.Options))
+		}
+		opt := g.Options[ans.Option]
+		res.Answer, res.Disposition, res.Note = opt.Answer, opt.Disposition, ans.Note
+		wr.Answers = []approval.Answer{{ClarificationID: g.ClarificationID, Answer: opt.Answer, Disposition: opt.Disposition, Note: ans.Note}}
+	}
+	if res.Sidecar, err = approval.WriteSidecar(wr); err != nil {
+		return nil, err
+	}
+	res.Sidecar = run.Root.Rel(res.Sidecar)
+	return res, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// askOnTerminal is the headless fallback: the question and every option in
+// full on the terminal, the choice read as a number.
+func askOnTerminal(g view.Gate, t *TerminalPrompt) (view.GateAnswer, error) {
+	w := t.Out
+	fmt.Fprintf(w, "\n%s  %s\n", g.ClarificationID, g.Statement)
+	if g.ExpectedForm != "" {
+		fmt.Fprintf(w, "   expected: %s\n", g.ExpectedForm)
+	}
+	for i, o := range g.Options {
+		mark := ""
+		if o.Role == "recommended" {
+			mark = "  (recommended)"
+		}
+		fmt.Fprintf(w, "\n  %d. %s%s\n", i+1, o.Answer, mark)
+		fmt.Fprintf(w, "     rationale:        %s\n", o.Rationale)
+		fmt.Fprintf(w, "     reach:            %s\n", o.Reach)
+		fmt.Fprintf(w, "     added work:       %s\n", o.AddedWork)
+		fmt.Fprintf(w, "     direction change: %s\n", o.DirectionChange)
+	}
+	r := bufio.NewReader(t.In)
+	for {
+		fmt.Fprintf(w, "\nChoose 1-%d: ", len(g.Options))
+		line, err := r.ReadString('\n')
+		n, perr := strconv.Atoi(strings.TrimSpace(line))
+		if perr == nil && n >= 1 && n <= len(g.Options) {
+			fmt.Fprint(w, "Note (optional, enter to skip): ")
+			note, _ := r.ReadString('\n')
+			return view.GateAnswer{GateID: g.ID, Option: n - 1, Note: strings.TrimSpace(note)}, nil
+		}
+		if err != nil {
+			return view.GateAnswer{}, fmt.Errorf("read the answer: %w", err)
+		}
+	}
+}

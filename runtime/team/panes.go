@@ -1,0 +1,329 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers"
+)
+
+// TeamDispatch is `team dispatch`: with the batch verified, it asks the
+// cockpit for one pane per job running the worker wrapper, and records each
+// dispatch with its pane id. Checkpoints are recorded on a pane run and only
+// printed on any other (the seed).
+func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
+	run := b.Run
+	cl, err := control.DialRun(ctx, run, "team dispatch")
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	rec := NewRecorder(run, SourceTeamDispatch, run.Manifest.IsPaneBackend())
+	recs, err := RecordBatch(b, rec, state.BackendCockpitPane)
+	if err != nil {
+		return nil, err
+	}
+	launched := make([]Launched, len(recs))
+	for i, r := range recs {
+		if ctx.Err() != nil {
+			// Interrupted: what is not started yet is written off below,
+			// never left in progress with nothing running.
+			launched[i] = Launched{Err: errors.New("team dispatch was interrupted before starting it")}
+			continue
+		}
+		var res control.OpenPaneResult
+		err := cl.Call(ctx, control.MethodOpenPane, control.OpenPaneParams{
+			Argv:       WorkerArgv(self, run, r.Job, "live"),
+			Dir:        run.Root.Dir(),
+			Title:      r.Dispatch.ExecutionLabel,
+			DispatchID: r.Dispatch.DispatchID,
+			Following:  len(recs) - 1 - i,
+		}, &res)
+		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
+	}
+	// Recording where they run must not be cut short by the interruption.
+	if err := MarkLaunched(run, recs, launched); err != nil {
+		return nil, err
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines()}, nil
+}
+
+// PaneRef is one pane a closing command acts on.
+type PaneRef struct {
+	PaneID string `json:"paneId"`
+	Kind   string `json:"kind"`
+}
+
+// ReclaimResult is what `team reclaim` and `team teardown` report.
+type ReclaimResult struct {
+	Panes []PaneRef
+	Lines []string
+}
+
+// ErrNoPanes is returned by reclaim on a run whose backend has no panes.
+type ErrNoPanes struct{ Run *state.Run }
+
+func (e *ErrNoPanes) Error() string {
+	return fmt.Sprintf("this run's terminalBackend is %s: it holds no panes to reclaim. Record the batch boundary with `cockpit lead-progress append --project-root %s --run-manifest %s --phase phase-batch-cleanup --field panes=0`",
+		e.Run.Manifest.TerminalBackend, e.Run.Root.Dir(), e.Run.Manifest.Display)
+}
+
+// ReclaimOptions select reclaim's variant.
+type ReclaimOptions struct {
+	Gate   bool // before a user gate: print phase-gate-cleanup, record nothing
+	DryRun bool // close nothing; list the panes that would close
+}
+
+// Reclaim is `team reclaim`: it closes the panes of finished dispatches
+// (terminal status; only recorded pane ids, only panes still open), and an
+// in-progress worker keeps its pane whenever it is called. Without Gate it
+// records phase-batch-cleanup panes=<n> (n = panes closed); with Gate it
+// returns phase-gate-cleanup and records nothing. A cli-wrapper run is
+// refused.
+func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimResult, error) {
+	if !run.Manifest.IsPaneBackend() {
+		return nil, &ErrNoPanes{Run: run}
+	}
+	ts, _, err := Settle(run)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, d := range ts.WorkerDispatches {
+		if d.Terminal() && d.PaneID != "" && !slices.Contains(ids, d.PaneID) {
+			ids = append(ids, d.PaneID)
+		}
+	}
+	closed, err := closeRecorded(ctx, run, ids, o.DryRun, "reclaim: worker finished")
+	if err != nil {
+		return nil, err
+	}
+	res := &ReclaimResult{Panes: closed}
+	if o.DryRun {
+		return res, nil
+	}
+	phase := "phase-batch-cleanup"
+	rec := NewRecorder(run, SourceTeamReclaim, run.Manifest.IsPaneBackend() && !o.Gate)
+	if o.Gate {
+		phase = "phase-gate-cleanup"
+	}
+	if err := rec.Record(phase, "", [][2]string{{"panes", fmt.Sprint(len(closed))}}, ""); err != nil {
+		return nil, err
+	}
+	res.Lines = rec.Lines()
+	return res, nil
+}
+
+// closeRecorded closes those of ids that the run's cockpit has open (all of
+// them may be gone with a dead cockpit: then nothing is open). With dryRun it
+// only lists them.
+func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
+	out := []PaneRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cl, err := control.DialRun(ctx, run, "team reclaim")
+	var nc *control.NoCockpitError
+	if errors.As(err, &nc) {
+		return out, nil // no cockpit: no pane is open
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var open control.ListPanesResult
+	if err := cl.Call(ctx, control.MethodListPanes, struct{}{}, &open); err != nil {
+		return nil, err
+	}
+	var candidates []string
+	for _, p := range open.Panes {
+		if slices.Contains(ids, p.PaneID) && !p.Lead {
+			candidates = append(candidates, p.PaneID)
+		}
+	}
+	slices.SortFunc(candidates, control.ComparePaneIDs)
+	if dryRun {
+		for _, id := range candidates {
+			out = append(out, PaneRef{PaneID: id, Kind: "worker"})
+		}
+		return out, nil
+	}
+	var res control.ClosePanesResult
+	if err := cl.Call(ctx, control.MethodClosePanes, control.ClosePanesParams{PaneIDs: candidates, Reason: reason}, &res); err != nil {
+		return nil, err
+	}
+	for _, id := range res.Closed {
+		out = append(out, PaneRef{PaneID: id, Kind: "worker"})
+	}
+	return out, nil
+}
+
+// Teardown is `team teardown`: the end of the run. After settling what
+// already finished, it marks every dispatch that is not terminal `error`
+// with the teardown reason, then closes every recorded pane still open. The
+// marking comes first so that the cockpit, which settles from the sidecars
+// the closing wrappers write, cannot put another reason on a dispatch the
+// teardown ended. A wrapper that outlived its cockpit (it ignored the
+// hang-up) is sent SIGTERM, when its pid still runs a cockpit worker.
+// Teardown returns once every wrapper of the run it found running has
+// exited (they write their terminal sidecars and logs on the way out; a
+// caller that removes the run afterwards must not race them), waiting at
+// most teardownWait, then SIGKILL.
+func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult, error) {
+	ts, _, err := Settle(run)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, d := range ts.WorkerDispatches {
+		if d.PaneID != "" && !slices.Contains(ids, d.PaneID) {
+			ids = append(ids, d.PaneID)
+		}
+	}
+	if dryRun {
+		panes, err := closeRecorded(ctx, run, ids, true, "")
+		return &ReclaimResult{Panes: panes}, err
+	}
+	// The wrappers still running, whoever started them: a dead cockpit's
+	// wrappers finish on their hang-up, writing into the run.
+	running := runningWrappers(run, ts)
+	var orphans []int
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+		orphans = orphans[:0]
+		now := state.Timestamp(state.Now())
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if !d.Terminal() {
+				d.Status, d.Reason, d.SettledAt = state.StatusError, state.TeardownReason, now
+				if d.PID > 0 {
+					orphans = append(orphans, d.PID)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
+	if err != nil {
+		return nil, err
+	}
+	for _, pid := range orphans {
+		if isWorkerProcess(pid) {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			if !slices.Contains(running, pid) {
+				running = append(running, pid)
+			}
+		}
+	}
+	waitWrappers(ctx, running, teardownWait)
+	return &ReclaimResult{Panes: panes}, nil
+}
+
+// teardownWait bounds how long teardown waits for the run's wrappers to
+// exit: a wrapper told to stop gives its CLI the kill grace (5s by
+// default), then writes its sidecar.
+var teardownWait = workers.DefaultKillGrace + 5*time.Second
+
+// runningWrappers are the pids of the run's dispatches (recorded, or named
+// by their sidecars) that still run the cockpit worker wrapper.
+func runningWrappers(run *state.Run, ts *state.TeamState) []int {
+	var out []int
+	add := func(pid int) {
+		if pid > 0 && !slices.Contains(out, pid) && watch.ProcessAlive(pid) && isWorkerProcess(pid) {
+			out = append(out, pid)
+		}
+	}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		add(d.PID)
+		if d.StatusPath == "" {
+			continue
+		}
+		if sp, err := run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
+			if sc, _ := state.ReadSidecar(sp, d.StatusPath); sc != nil {
+				add(sc.PID)
+			}
+		}
+	}
+	return out
+}
+
+// waitWrappers waits, on their pidfds, until every pid exited or limit
+// passed; the ones still running then get SIGKILL (they ignored SIGHUP and
+// SIGTERM) and a last short wait.
+func waitWrappers(ctx context.Context, pids []int, limit time.Duration) {
+	if len(pids) == 0 {
+		return
+	}
+	w, err := watch.NewWatcher()
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	for _, pid := range pids {
+		w.WatchPID(pid)
+	}
+	wait := func(limit time.Duration) []int {
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		for {
+			var left []int
+			for _, pid := range pids {
+				if w.Alive(pid) {
+					left = append(left, pid)
+				}
+			}
+			if len(left) == 0 {
+				return nil
+			}
+			select {
+			case <-w.Events():
+			case <-timer.C:
+				return left
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	left := wait(limit)
+	for _, pid := range left {
+		if isWorkerProcess(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if len(left) > 0 {
+		pids = left
+		wait(time.Second)
+	}
+}
+
+// isWorkerProcess reports whether pid runs the cockpit worker wrapper, so a
+// recorded pid reused by another program is never signalled.
+func isWorkerProcess(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "worker" && args[i+1] == "exec" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,269 @@
+package team
+
+import (
+	"fmt"
+
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+)
+
+// countFields are the fields of a phase-5-poll checkpoint.
+func countFields(c view.Counts) [][2]string {
+	return [][2]string{{"pending", fmt.Sprint(c.Pending)}, {"done", fmt.Sprint(c.Done)}}
+}
+
+// CountDispatches counts the dispatches that are still running and those
+// that settled. A retried attempt counts once: of the dispatches of one
+// invocation (or, without v2 identity, one prompt) only the latest counts,
+// so a retry is pending until it settles, whatever its predecessor did.
+func CountDispatches(ds []state.Dispatch) view.Counts {
+	latest := make(map[string]int, len(ds))
+	for i := range ds {
+		latest[attemptKey(&ds[i])] = i
+	}
+	var c view.Counts
+	for _, i := range latest {
+		if ds[i].Terminal() {
+			c.Done++
+		} else {
+			c.Pending++
+		}
+	}
+	return c
+}
+
+// attemptKey names what a dispatch is an attempt of.
+func attemptKey(d *state.Dispatch) string {
+	if d.InvocationRef != "" {
+		return "invocation:" + d.InvocationRef
+	}
+	return "prompt:" + d.PromptPath
+}
+
+// sidecarVerdict reads what a dispatch's sidecar says (see
+// SidecarVerdict).
+func sidecarVerdict(run *state.Run, d *state.Dispatch, w *watch.Watcher) (Verdict, error) {
+	path, err := run.Root.Resolve(d.StatusPath, "statusPath")
+	if err != nil {
+		return Verdict{}, err
+	}
+	return SidecarVerdict(path, d, w)
+}
+
+// Verdict is what a sidecar says of its dispatch.
+type Verdict struct {
+	Status state.Status // terminal, or "" while the worker runs
+	Reason string
+	Exit   *int
+	PID    int // the wrapper pid the sidecar names
+}
+
+// SidecarVerdict reads what the sidecar at path says of dispatch d: a
+// terminal status and reason, or no status while it still runs. A sidecar
+// stuck at "started" whose wrapper is gone is dead, and so is a dispatch
+// with no sidecar whose recorded wrapper pid is gone. w, when not nil, is
+// the caller's watcher: a pid it saw exit is gone, whatever a probe says.
+func SidecarVerdict(path string, d *state.Dispatch, w *watch.Watcher) (Verdict, error) {
+	sc, err := state.ReadSidecar(path, d.StatusPath)
+	if err != nil {
+		return Verdict{}, err
+	}
+	switch {
+	case sc == nil:
+		if d.PID > 0 && !w.Alive(d.PID) {
+			return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
+		}
+		return Verdict{}, nil
+	case state.IsTerminal(sc.Status):
+		return Verdict{Status: sc.Status, Reason: sc.Reason, Exit: sc.ExitCode, PID: sc.PID}, nil
+	case !w.Alive(sc.PID):
+		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), PID: sc.PID}, nil
+	}
+	return Verdict{PID: sc.PID}, nil
+}
+
+// Apply settles d as the verdict says, at now.
+func (v Verdict) Apply(d *state.Dispatch, now string) {
+	d.Status, d.Reason, d.ExitCode, d.SettledAt = v.Status, v.Reason, v.Exit, now
+}
+
+// Settle brings every non-terminal dispatch of the run up to date with its
+// sidecar, under the team-state lock, and returns the team-state as written
+// and the ids of the dispatches it settled, in team-state order.
+func Settle(run *state.Run) (*state.TeamState, []string, error) {
+	return settleWith(run, nil)
+}
+
+// settleWith is Settle for a caller holding a watcher: the exits it saw
+// count (see watch.Watcher.Exited).
+func settleWith(run *state.Run, w *watch.Watcher) (*state.TeamState, []string, error) {
+	// Look first without the lock: most wake-ups settle nothing, and those
+	// should not take the lock or touch the file.
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	need := false
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.Terminal() || d.StatusPath == "" {
+			continue
+		}
+		v, err := sidecarVerdict(run, d, w)
+		if err != nil {
+			return nil, nil, err
+		}
+		if v.Status != "" {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return ts, nil, nil
+	}
+	var settled []string
+	var snapshot *state.TeamState
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+		settled = settled[:0]
+		now := state.Timestamp(state.Now())
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.Terminal() || d.StatusPath == "" {
+				continue
+			}
+			v, err := sidecarVerdict(run, d, w)
+			if err != nil {
+				return err
+			}
+			if v.Status == "" {
+				continue
+			}
+			v.Apply(d, now)
+			settled = append(settled, d.DispatchID)
+		}
+		snapshot = &state.TeamState{WorkerDispatches: append([]state.Dispatch(nil), ts.WorkerDispatches...), Workers: append([]state.Worker(nil), ts.Workers...), TeamName: ts.TeamName}
+		return nil
+	})
+	return snapshot, settled, err
+}
+
+// Collect records phase-5-collect for every settled initial dispatch that
+// has not been collected yet, marking it collected in team-state so that no
+// later command records it again. The ledger lines are appended inside the
+// team-state update, so a failed append leaves the dispatches uncollected
+// (always team-state's lock, then the ledger's: no other order is taken). A
+// recorder that does not write (a non-pane run) prints each dispatch's line
+// once per command.
+//
+// A dispatch whose phase-5-collect is in the ledger already (a run taken
+// over from another tool, which recorded the line but not collectedAt; or
+// the lead's own lead-progress append) is not recorded again: the ledger's
+// collect lines of each worker and status that no collected dispatch
+// accounts for are matched to the uncollected dispatches of that worker and
+// status, in team-state order, and those are marked collected silently.
+func Collect(run *state.Run, rec *Recorder) error {
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return err
+	}
+	if !rec.write {
+		recorded := recordedCollects(run, ts)
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.DispatchKind != state.DispatchInitial || !d.Terminal() || d.CollectedAt != "" || rec.printed[d.DispatchID] {
+				continue
+			}
+			if k := collectKey(d.Role, d.Status); recorded[k] > 0 {
+				recorded[k]--
+				rec.markPrinted(d.DispatchID)
+				continue
+			}
+			if err := rec.Record("phase-5-collect", d.Role, [][2]string{{"status", string(d.Status)}}, ""); err != nil {
+				return err
+			}
+			rec.markPrinted(d.DispatchID)
+		}
+		return nil
+	}
+	if !hasUncollected(ts) {
+		return nil
+	}
+	var lines []string
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+		lines = lines[:0]
+		var events []state.Event
+		now := state.Timestamp(state.Now())
+		recorded := recordedCollects(run, ts)
+		for i := range ts.WorkerDispatches {
+			d := &ts.WorkerDispatches[i]
+			if d.DispatchKind != state.DispatchInitial || !d.Terminal() || d.CollectedAt != "" {
+				continue
+			}
+			if k := collectKey(d.Role, d.Status); recorded[k] > 0 {
+				recorded[k]--
+				d.CollectedAt = now // its line is in the ledger already
+				continue
+			}
+			ev, err := state.NewEvent(rec.source, "phase-5-collect", d.Role, [][2]string{{"status", string(d.Status)}}, "")
+			if err != nil {
+				return err
+			}
+			events = append(events, ev)
+			d.CollectedAt = now
+		}
+		if err := state.AppendEvents(run.LeadEventsPath, events...); err != nil {
+			return fmt.Errorf("record phase-5-collect: %w", err)
+		}
+		for _, ev := range events {
+			lines = append(lines, ev.ProgressLine)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rec.lines = append(rec.lines, lines...)
+	return nil
+}
+
+func hasUncollected(ts *state.TeamState) bool {
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.DispatchKind == state.DispatchInitial && d.Terminal() && d.CollectedAt == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func collectKey(worker string, status state.Status) string { return worker + "\x00" + string(status) }
+
+// recordedCollects counts, per worker and status, the ledger's
+// phase-5-collect lines that no collected dispatch of ts accounts for. A
+// ledger that cannot be read counts none.
+func recordedCollects(run *state.Run, ts *state.TeamState) map[string]int {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, e := range events {
+		phase, worker, fields := e.Phase, e.Worker, e.Fields
+		if phase == "" {
+			phase, worker, fields = parseProgressLine(e.ProgressLine)
+		}
+		if phase == "phase-5-collect" {
+			out[collectKey(worker, state.Status(field(fields, "status")))]++
+		}
+	}
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if d.DispatchKind == state.DispatchInitial && d.CollectedAt != "" {
+			if k := collectKey(d.Role, d.Status); out[k] > 0 {
+				out[k]--
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+// Package view holds what the engine shows of a run and tells its screens:
+// the RunView (a value rebuilt from the run's files), the gates waiting for
+// the human, and the engine's events. Plain data: no I/O, no processes; the
+// engine builds it, the screen and the control socket read it.
+package view
+
+import (
+	"time"
+
+	"github.com/okstra/cockpit/state"
+)
+
+// RunView is what the screen shows of a run, rebuilt from the run's files
+// whenever the watcher reports a change. It is a value: the engine never
+// changes a RunView it handed out.
+type RunView struct {
+	// Title names the run: "dev-10860 feature-analysis 002".
+	Title   string
+	Backend string
+	// Dispatches are team-state's dispatches, in order.
+	Dispatches []state.Dispatch
+	// Batch counts the current batch: the dispatches of the most recent
+	// dispatch command (same dispatchKind and dispatchedAt as the last one).
+	Batch     Counts
+	BatchKind state.DispatchKind
+	// Timeline holds the ledger's PROGRESS lines, oldest first.
+	Timeline []TimelineEntry
+	// Next is the task's next-phase pointer, when the run names a task
+	// manifest that has one.
+	Next *state.NextPhase
+	// Gates are the questions waiting for the human, oldest first.
+	Gates []Gate
+	// Err is the last problem reading the run's files (shown, not fatal).
+	Err string
+}
+
+// TimelineEntry is one checkpoint of the ledger.
+type TimelineEntry struct {
+	At   time.Time
+	Line string
+}
+
+// Gate is a question the lead asked the human through `cockpit gate ask`.
+type Gate struct {
+	ID              string // the gate's id (the clarification id, e.g. C-003, or "report-authoring")
+	Kind            state.GateKind
+	ClarificationID string
+	Statement       string
+	ExpectedForm    string
+	Options         []GateOption // recommended first
+	ReasonHint      string       // report-authoring: why the lead asks
+	OpenedAt        time.Time
+}
+
+// GateOption is one answer the human may pick, with everything needed to
+// choose: never folded into one line.
+type GateOption struct {
+	Role            string // "recommended" or "alternative"
+	Answer          string
+	Rationale       string
+	Reach           string // in-repo or cross-repo
+	ScopeEffects    []string
+	AddedWork       string
+	DirectionChange string
+	Disposition     string
+}
+
+// GateAnswer is the human's answer to a gate.
+type GateAnswer struct {
+	GateID string
+	Option int    // index into Gate.Options; -1 for report-authoring
+	Status string // report-authoring: approved or denied
+	Note   string // free text; the Reason for report-authoring
+}
+
+// Counts are the phase-5-poll numbers of a set of dispatches.
+type Counts struct {
+	Pending, Done int
+}
+
+// Engine events, sent to the screen (as bubbletea messages) and to
+// `cockpit events` subscribers.
+
+// ViewUpdated carries a new RunView.
+type ViewUpdated struct{ View RunView }
+
+// PaneOpened says the engine opened a pane.
+type PaneOpened struct {
+	PaneID     string `json:"paneId"`
+	Title      string `json:"title"`                // the dispatch's executionLabel, or "lead"
+	DispatchID string `json:"dispatchId,omitempty"` // empty for the lead
+	Lead       bool   `json:"lead,omitempty"`
+}
+
+// PaneClosed says the engine closed a pane (reclaim, teardown, exit).
+type PaneClosed struct {
+	PaneID string `json:"paneId"`
+	Reason string `json:"reason"`
+}
+
+// Notice is a one-line message for the status line (a bell, an OSC 9
+// notification from a pane, an engine warning).
+type Notice struct {
+	Text   string `json:"text"`
+	PaneID string `json:"paneId,omitempty"`
+}
