@@ -16,7 +16,7 @@ import (
 	"github.com/okstra/cockpit/state"
 )
 
-// Config says what a cockpit serves.
+// Config says what an engine serves.
 type Config struct {
 	Run  *state.Run
 	Self string // the cockpit binary, for worker panes and the lead's PATH
@@ -74,7 +74,7 @@ type pendingGate struct {
 	answer chan view.GateAnswer
 }
 
-// Start opens the run's cockpit: it settles what earlier sessions
+// Start starts the run's engine: it settles what earlier sessions
 // left, reserves their pane ids, starts the watcher and the control socket,
 // opens the lead pane and, for dispatches still running elsewhere, panes that
 // follow their logs.
@@ -152,10 +152,10 @@ func maxPaneNumber(ts *state.TeamState) int {
 	return n
 }
 
-// Manager is the cockpit's pane manager, for the screen.
+// Manager is the engine's pane manager, for the screen.
 func (c *Engine) Manager() *panes.Manager { return c.mgr }
 
-// SocketPath is where the cockpit listens ("" without a server).
+// SocketPath is where the engine listens ("" without a server).
 func (c *Engine) SocketPath() string {
 	if c.server == nil {
 		return ""

@@ -46,7 +46,7 @@ func prependPath(env []string, dir string) []string {
 	return append(env, "PATH="+dir)
 }
 
-// elsewhereWorker is a dispatch whose wrapper runs outside this cockpit.
+// elsewhereWorker is a dispatch whose wrapper runs outside this engine.
 type elsewhereWorker struct {
 	d   state.Dispatch
 	pid int
