@@ -37,10 +37,7 @@ func Dial(ctx context.Context, path, client string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("%w (no socket at %s)", ErrNoCockpit, path)
-		}
-		return nil, fmt.Errorf("connect to the cockpit at %s: %w", path, err)
+		return nil, dialError(path, err)
 	}
 	c := &Client{conn: nc, pending: map[int64]chan Reply{}, events: make(chan EventMessage, 256), done: make(chan struct{})}
 	go c.read()
@@ -49,6 +46,15 @@ func Dial(ctx context.Context, path, client string) (*Client, error) {
 		return nil, fmt.Errorf("cockpit at %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// dialError says why connecting to path failed: ErrNoCockpit when nothing
+// listens there.
+func dialError(path string, err error) error {
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w (no socket at %s)", ErrNoCockpit, path)
+	}
+	return fmt.Errorf("connect to the cockpit at %s: %w", path, err)
 }
 
 func (c *Client) read() {

@@ -34,6 +34,13 @@ const (
 	MethodSubscribe  = "subscribe"
 	MethodGate       = "gate"
 	MethodView       = "view"
+	// MethodAttach turns the connection into an attached screen's frame
+	// stream after its reply (docs/PROTOCOL.md, "Attached screens").
+	MethodAttach = "attach"
+	// MethodStatus describes the engine for `cockpit ls`.
+	MethodStatus = "status"
+	// MethodStop ends the run: the engine closes its panes and exits.
+	MethodStop = "stop"
 )
 
 // Error codes.

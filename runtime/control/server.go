@@ -31,6 +31,16 @@ type Handler interface {
 	// Subscribe returns a stream of events and a function that ends it.
 	Subscribe() (<-chan EventMessage, func())
 	View() view.RunView
+	// Attach prepares an attached screen from the attach request's params
+	// (as sent: AttachParams' JSON). An error is replied and the connection
+	// stays in JSON mode; on success the reply is sent and serve gets the
+	// connection, now carrying frames, until the screen ends.
+	Attach(params json.RawMessage) (AttachResult, ServeScreen, error)
+	// Status describes the engine.
+	Status() StatusResult
+	// Stop asks the engine to end the run; it returns at once, and the
+	// engine's owner closes it.
+	Stop()
 }
 
 // Server is the control socket of one cockpit.
@@ -241,6 +251,23 @@ func (s *Server) serve(nc net.Conn) {
 			_ = c.send(Reply{ID: req.ID, Error: &RPCError{Code: CodeBadRequest, Message: "a request is one JSON object {id, method, params} per line"}})
 			continue
 		}
+		if greeted && req.Method == MethodAttach {
+			// No other request is read on this connection: from the byte
+			// after the reply, it carries frames.
+			res, serveScreen, err := s.attach(req.Params)
+			if err != nil {
+				_ = c.reply(req.ID, nil, err)
+				continue
+			}
+			if err := c.reply(req.ID, res, nil); err != nil {
+				return
+			}
+			func() {
+				defer func() { _ = recover() }() // a screen never takes the engine down
+				serveScreen(ctx, bufferedConn{Reader: r, conn: nc})
+			}()
+			return
+		}
 		if !greeted {
 			if req.Method != MethodHello {
 				_ = c.send(Reply{ID: req.ID, Error: &RPCError{Code: CodeBadRequest, Message: "the first request must be hello"}})
@@ -283,8 +310,28 @@ func badParams(err error) error {
 	return &RPCError{Code: CodeBadRequest, Message: "bad params: " + err.Error()}
 }
 
+// attach checks an attach request's params and asks the handler for a
+// screen.
+func (s *Server) attach(raw json.RawMessage) (AttachResult, ServeScreen, error) {
+	var p AttachParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return AttachResult{}, nil, badParams(err)
+	}
+	if p.Cols < 0 || p.Rows < 0 {
+		return AttachResult{}, nil, badParams(fmt.Errorf("cols %d, rows %d: a size is positive", p.Cols, p.Rows))
+	}
+	return s.h.Attach(raw)
+}
+
 func (s *Server) handle(c *conn, req Request) {
 	switch req.Method {
+	case MethodStatus:
+		st := s.h.Status()
+		st.PID, st.ProjectRoot, st.RunManifest, st.Socket = s.hello.PID, s.hello.ProjectRoot, s.hello.RunManifest, s.path
+		_ = c.reply(req.ID, st, nil)
+	case MethodStop:
+		s.h.Stop()
+		_ = c.reply(req.ID, struct{}{}, nil)
 	case MethodOpenPane:
 		var p OpenPaneParams
 		if err := json.Unmarshal(req.Params, &p); err != nil {

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,18 @@ func (h *countingHandler) View() view.RunView {
 	h.calls.Add(1)
 	return view.RunView{}
 }
+
+func (h *countingHandler) Attach(json.RawMessage) (AttachResult, ServeScreen, error) {
+	h.calls.Add(1)
+	return AttachResult{}, nil, &RPCError{Code: CodeFailed, Message: "no screens here"}
+}
+
+func (h *countingHandler) Status() StatusResult {
+	h.calls.Add(1)
+	return StatusResult{}
+}
+
+func (h *countingHandler) Stop() { h.calls.Add(1) }
 
 // TestForgedPeerUIDIsRefused runs the real accept path with a server that
 // serves another uid than the test's: the connecting process (this one) is

@@ -1,0 +1,109 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// AttachParams mirror tui/attach.Params on the wire (this package does not
+// import the screen): the client's terminal size, its terminal environment
+// and whether the screen only watches. The engine's attach hook gets the
+// request's params as sent and decodes them itself.
+type AttachParams struct {
+	Cols     int      `json:"cols"`
+	Rows     int      `json:"rows"`
+	Env      []string `json:"env,omitempty"`
+	ReadOnly bool     `json:"readOnly,omitempty"`
+}
+
+// AttachResult answers an attach request; after it the connection carries
+// the frames of tui/attach (docs/PROTOCOL.md, "Attached screens").
+type AttachResult struct {
+	ScreenID string `json:"screenId"`
+}
+
+// StatusResult is what `cockpit ls` shows of one engine.
+type StatusResult struct {
+	PID         int       `json:"pid"`
+	ProjectRoot string    `json:"projectRoot"`
+	RunManifest string    `json:"runManifest"`
+	TaskKey     string    `json:"taskKey,omitempty"`
+	Started     time.Time `json:"started"`
+	Socket      string    `json:"socket"`
+	// Panes counts the open panes (the lead's included).
+	Panes   int `json:"panes"`
+	Pending int `json:"pending"`
+	Done    int `json:"done"`
+	// Gates are the ids of the gates waiting for the human, oldest first.
+	Gates []string `json:"gates"`
+	// Screens counts the attached screens.
+	Screens int `json:"screens"`
+}
+
+// ServeScreen serves one attached screen on a connection that has left
+// JSON mode; it owns conn and returns when the screen has ended.
+type ServeScreen func(ctx context.Context, conn io.ReadWriteCloser)
+
+// bufferedConn is a connection whose reads come first from the reader that
+// read its JSON lines (which may hold the first frames already).
+type bufferedConn struct {
+	io.Reader
+	conn net.Conn
+}
+
+func (b bufferedConn) Write(p []byte) (int, error) { return b.conn.Write(p) }
+func (b bufferedConn) Close() error                { return b.conn.Close() }
+
+// DialAttach connects to the engine at path, says hello and asks to attach
+// a screen with params. On success the connection carries frames from now
+// on: read it through the returned reader (it may hold bytes past the
+// reply), write and close conn. An error reply leaves nothing open.
+func DialAttach(ctx context.Context, path, client string, params AttachParams) (conn net.Conn, r *bufio.Reader, hello HelloResult, res AttachResult, err error) {
+	if len(path) > MaxSocketPath {
+		return nil, nil, hello, res, fmt.Errorf("control socket path %s is %d bytes, longer than the %d a unix socket allows", path, len(path), MaxSocketPath)
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, nil, hello, res, dialError(path, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	}
+	r = bufio.NewReaderSize(nc, 64<<10)
+	call := func(id int64, method string, p, out any) error {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		if err := WriteMessage(nc, Request{ID: id, Method: method, Params: raw}); err != nil {
+			return fmt.Errorf("send %s: %w", method, err)
+		}
+		msg, err := ReadMessage(r)
+		if err != nil {
+			return fmt.Errorf("cockpit at %s: %s: %w", path, method, err)
+		}
+		var rep Reply
+		if err := json.Unmarshal(msg, &rep); err != nil {
+			return fmt.Errorf("cockpit at %s: %s: bad reply: %w", path, method, err)
+		}
+		if rep.Error != nil {
+			return rep.Error
+		}
+		return json.Unmarshal(rep.Result, out)
+	}
+	if err = call(1, MethodHello, HelloParams{Version: ProtocolVersion, Client: client}, &hello); err == nil {
+		err = call(2, MethodAttach, params, &res)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, nil, hello, res, err
+	}
+	_ = nc.SetDeadline(time.Time{})
+	return nc, r, hello, res, nil
+}
