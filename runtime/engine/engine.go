@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +43,12 @@ type Config struct {
 	ScreenCols, ScreenRows int
 	// CloseGrace overrides the panes' close grace.
 	CloseGrace time.Duration
+	// Attach serves an attached screen (the control socket's attach
+	// method): conn carries the frames of tui/attach from its first byte,
+	// params are the request's as sent. It returns when the screen has
+	// ended, and owns conn. cmd provides it (tui/host); nil refuses
+	// attach requests. A panic in it ends that screen only.
+	Attach func(ctx context.Context, conn io.ReadWriteCloser, params json.RawMessage) error
 }
 
 // Engine is the engine behind the screen: it owns the panes, watches the
@@ -64,6 +73,11 @@ type Engine struct {
 	info     map[string]control.PaneInfo // open panes by id
 	gates    []*pendingGate
 	closed   bool
+	started  time.Time
+	screens  int // attached screens being served
+	screenN  int // the last screen id handed out
+	stopping chan struct{}
+	stopOnce sync.Once
 	rebuild  chan struct{}
 	done     chan struct{}
 	wg       sync.WaitGroup
@@ -85,6 +99,7 @@ func Start(cfg Config) (*Engine, error) {
 	c := &Engine{
 		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
 		info: map[string]control.PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
+		stopping: make(chan struct{}), started: time.Now(),
 		seen:   map[string]int{},
 		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
 	}
