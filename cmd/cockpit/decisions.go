@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/state/approval"
-	"github.com/okstra/cockpit/tui/wizard"
 )
 
 // The approval-decision and user-response commands wire flags to the
@@ -326,42 +324,4 @@ func NewCmdUserResponseShow(f *Factory, runF func(*UserResponseShowOptions) erro
 		fl.StringVar(&o.Report, "report", "", "the final report")
 		fl.StringVar(&o.Ledger, "ledger", "", "the ledger (default: found beside the report's run)")
 	}, func(*UserResponseShowOptions) error { return nil }, runF)
-}
-
-// WizardOptions are the flags of `wizard`.
-type WizardOptions struct {
-	IO *IOStreams
-	wizard.Options
-}
-
-// NewCmdWizard parses `wizard`; runF (wizardRun when nil) does it.
-func NewCmdWizard(f *Factory, runF func(*WizardOptions) error) *cobra.Command {
-	if runF == nil {
-		runF = wizardRun
-	}
-	o := &WizardOptions{IO: f.IO}
-	cmd := &cobra.Command{
-		Use:   "wizard [--project-root <dir>] [--lang ko|en] [--answers <file>] [--json]",
-		Short: "Set up an okstra task: task type, related tasks, roles and models (Korean or English)",
-		Long: `wizard asks what okstra's render-bundle needs to set up a task and prints
-outcome.renderArgv (the tokens in order; empty strings mean "use the phase
-default") and actions[], as JSON with --json or as a summary. --answers runs it
-without a form from a JSON file of answers (docs/WIZARD.md). The language comes
-from --lang or LANG.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(o) },
-	}
-	addProjectRootFlag(f, cmd, &o.ProjectRoot, "the project whose .okstra/tasks the wizard reads")
-	cmd.Flags().StringVar(&o.Lang, "lang", "", "ko or en, or a locale such as ko_KR.UTF-8 (default from LANG)")
-	cmd.Flags().StringVar(&o.AnswersFile, "answers", "", "a JSON file of answers: run without the form")
-	addJSONFlag(cmd, &o.JSON)
-	return cmd
-}
-
-func wizardRun(o *WizardOptions) error {
-	err := wizard.Main(o.Options, o.IO.In, o.IO.Out, o.IO.IsStdinTTY() && o.IO.IsStdoutTTY())
-	if errors.Is(err, wizard.ErrAborted) {
-		return &codedError{code: exitCancelled, err: err}
-	}
-	return err
 }

@@ -28,7 +28,7 @@ func repeatKey(key string, n int) wizardStep {
 	return wizardStep{keys: ks}
 }
 
-// wizardScripts are the three setups of tui/wizard's tests, as keystrokes
+// wizardScripts are the three setups of workers/setup and tui/wizard, as keystrokes
 // in a real terminal, with the answers file each must agree with.
 var wizardScripts = []struct {
 	name, answers string
@@ -113,7 +113,7 @@ func parseWizardJSON(t *testing.T, text string) wizardOutcome {
 func TestWizardInATerminal(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	needTmux(t)
-	src, _ := filepath.Abs("../../tui/wizard/testdata")
+	src, _ := filepath.Abs("../../workers/setup/testdata")
 	cfg := t.TempDir() // no user providers.json
 	for _, lang := range []string{"ko", "en"} {
 		for _, sc := range wizardScripts {

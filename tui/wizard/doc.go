@@ -1,17 +1,11 @@
-// Package wizard owns `cockpit wizard`: setting up an okstra task (task key
-// and group, task type, related tasks, directive, roster, role models and
-// counts, lead, executor, report language) in Korean or English, and turning
-// the answers into the `okstra render-bundle` arguments and config actions a
-// lead runs.
+// Package wizard is the form of `cockpit wizard`: one huh v2 form per step
+// inside the package's own bubbletea model, which owns the step order, going
+// back, the refusals, the frame and the final summary, in the alternate
+// screen.
 //
-// The logic is a plain Session that both faces drive: Run reads a JSON file
-// of answers (--answers) with no terminal, and New returns the interactive
-// bubbletea model, one huh v2 form per step inside the package's own model.
-// Both refuse the same answers with the same messages, okstra's word for word
-// where okstra has one (an executor outside the roster, one worker id on two
-// models). Render prints the outcome as a summary or as JSON.
-//
-// Texts come from assets/prompts/wizard.<lang>.json. The package reads the
-// project's .okstra/tasks/*/task-manifest.json and the provider catalog; it
-// writes nothing. cmd/cockpit wires the command (docs/WIZARD.md).
+// Everything the form decides goes through a workers/setup Session, the
+// same one `--answers` drives headless, so the form and a file of answers
+// give the same outcome and the same refusals. This package holds only what
+// draws: it keeps no rule of its own. cmd/cockpit wires the command
+// (docs/WIZARD.md).
 package wizard

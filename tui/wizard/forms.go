@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"charm.land/huh/v2"
+
+	"github.com/okstra/cockpit/workers/setup"
 )
 
 // buildForm makes the form of step, prefilled from the session's answers,
 // and the function that copies the form's values back into them.
-func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
+func (m *Model) buildForm(step setup.StepID) (*huh.Form, func()) {
 	s, t, a := m.s, m.s.Texts, &m.s.A
 	key := "steps." + string(step)
 	title := func(args ...string) string { return t.T(key+".title", args...) }
@@ -22,10 +24,10 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 	input := func(v *string, args ...string) *huh.Input {
 		return huh.NewInput().Title(title(args...)).Description(desc(args...)).Placeholder(t.T(key + ".placeholder")).Value(v)
 	}
-	role := PhaseRole(a.TaskType)
+	role := setup.PhaseRole(a.TaskType)
 
 	switch step {
-	case StepTaskKey:
+	case setup.StepTaskKey:
 		v := a.TaskKey
 		var keys []string
 		for _, task := range s.Tasks {
@@ -33,24 +35,24 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		}
 		return form(input(&v).Suggestions(keys)), func() { a.TaskKey = v }
 
-	case StepTaskGroup:
+	case setup.StepTaskGroup:
 		v := a.TaskGroup
-		groups := Groups(s.Tasks)
+		groups := setup.Groups(s.Tasks)
 		list := strings.Join(groups, ", ")
 		if list == "" {
 			list = t.T("none")
 		}
 		return form(input(&v, "groups", list).Suggestions(groups)), func() { a.TaskGroup = v }
 
-	case StepTaskType:
+	case setup.StepTaskType:
 		v := a.TaskType
 		var opts []huh.Option[string]
-		for _, tt := range TaskTypes {
+		for _, tt := range setup.TaskTypes {
 			opts = append(opts, huh.NewOption(t.T(key+".options."+tt), tt))
 		}
 		d := desc()
-		if task := s.task(); task != nil && task.Next != nil {
-			if DefaultTaskType(task) != "" {
+		if task := s.CurrentTask(); task != nil && task.Next != nil {
+			if setup.DefaultTaskType(task) != "" {
 				d += " " + t.T(key+".pointer_ready", "phase", task.Next.Phase, "rationale", task.Next.Rationale)
 			} else {
 				d += " " + t.T(key+".pointer_other", "status", task.Next.Status)
@@ -59,36 +61,36 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		f := form(huh.NewSelect[string]().Title(title()).Description(d).Options(opts...).Value(&v))
 		return f, func() { a.TaskType = v }
 
-	case StepRelatedTasks:
-		v := RelatedNone
+	case setup.StepRelatedTasks:
+		v := setup.RelatedNone
 		var keep []string
 		if a.RelatedTasks != nil {
 			v, keep = a.RelatedTasks.Mode, a.RelatedTasks.Tasks
 		}
-		opts := []huh.Option[string]{huh.NewOption(t.T(key+".options.__skip__"), RelatedNone)}
+		opts := []huh.Option[string]{huh.NewOption(t.T(key+".options.__skip__"), setup.RelatedNone)}
 		if sib := s.Siblings(); len(sib) > 0 {
 			label := t.T(key+".labels.siblings", "snippet", snippet(sib, 3)) +
 				t.T(key+".labels.siblings_count", "count", strconv.Itoa(len(sib)))
-			opts = append(opts, huh.NewOption(label, RelatedGroup))
+			opts = append(opts, huh.NewOption(label, setup.RelatedGroup))
 		}
-		opts = append(opts, huh.NewOption(t.T(key+".options.__free_input__"), RelatedInput))
+		opts = append(opts, huh.NewOption(t.T(key+".options.__free_input__"), setup.RelatedInput))
 		return sel(&v, opts), func() {
-			r := &RelatedTasks{Mode: v}
-			if v == RelatedInput {
+			r := &setup.RelatedTasks{Mode: v}
+			if v == setup.RelatedInput {
 				r.Tasks = keep
 			}
 			a.RelatedTasks = r
 		}
 
-	case StepRelatedInput:
+	case setup.StepRelatedInput:
 		v := strings.Join(a.RelatedTasks.Tasks, ", ")
 		return form(input(&v)), func() { a.RelatedTasks.Tasks = []string{v} }
 
-	case StepDirective:
+	case setup.StepDirective:
 		v := a.Directive
 		return form(input(&v)), func() { a.Directive = v }
 
-	case StepWorkers:
+	case setup.StepWorkers:
 		v := append([]string(nil), a.Workers...)
 		var opts []huh.Option[string]
 		for _, p := range s.Catalog.Providers() {
@@ -109,23 +111,10 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 					out = append(out, o.Value)
 				}
 			}
-			if out == nil {
-				out = []string{}
-			}
-			a.Workers = out
-			// A provider taken out of the roster takes its worker-role
-			// models with it, or they would put it back.
-			kept := []string{}
-			for _, rm := range a.RoleModels {
-				if r, p, _, ok := splitRoleModel(rm); ok && slices.Contains(workerRoles, r) && len(out) > 0 && !slices.Contains(out, p) {
-					continue
-				}
-				kept = append(kept, rm)
-			}
-			a.RoleModels = kept
+			s.SetWorkers(out)
 		}
 
-	case StepRoleModels:
+	case setup.StepRoleModels:
 		roster := s.Roster()
 		picks := make(map[string]*string, len(roster))
 		var fields []huh.Field
@@ -134,7 +123,7 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 			if err != nil {
 				continue
 			}
-			v := s.roleModelFor(role, pid)
+			v := s.RoleModelFor(role, pid)
 			picks[pid] = &v
 			opts := []huh.Option[string]{huh.NewOption(t.T("phase_default_with", "value", p.DefaultModel(role)), "")}
 			for _, mdl := range p.SelectableModels() {
@@ -155,14 +144,14 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 			for p, v := range picks {
 				out[p] = *v
 			}
-			s.setRoleModels(role, roster, out)
+			s.SetRoleModels(role, roster, out)
 		}
 
-	case StepRoleCount:
-		v := s.roleCountFor(role)
-		return form(input(&v, "role", role).CharLimit(3)), func() { s.setRoleCount(role, v) }
+	case setup.StepRoleCount:
+		v := s.RoleCountFor(role)
+		return form(input(&v, "role", role).CharLimit(3)), func() { s.SetRoleCount(role, v) }
 
-	case StepLeadProvider:
+	case setup.StepLeadProvider:
 		v := a.LeadProvider
 		opts := []huh.Option[string]{huh.NewOption(t.T("phase_default"), "")}
 		for _, p := range s.ProvidersFor("leader") {
@@ -171,12 +160,12 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		return sel(&v, opts), func() {
 			if v != a.LeadProvider {
 				a.LeadModel = ""
-				delete(s.set, StepLeadModel)
+				s.Forget(setup.StepLeadModel)
 			}
 			a.LeadProvider = v
 		}
 
-	case StepLeadModel:
+	case setup.StepLeadModel:
 		v := a.LeadModel
 		var opts []huh.Option[string]
 		if p, err := s.Catalog.Provider(a.LeadProvider); err == nil {
@@ -186,7 +175,7 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		}
 		return sel(&v, opts, "provider", a.LeadProvider), func() { a.LeadModel = v }
 
-	case StepExecutor:
+	case setup.StepExecutor:
 		v := a.Executor
 		var opts []huh.Option[string]
 		for _, p := range s.ProvidersFor("implementer") {
@@ -195,13 +184,13 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		roster := strings.Join(s.Roster(), ", ")
 		return sel(&v, opts, "roster", roster), func() {
 			if v != a.Executor {
-				delete(s.set, StepExecutorModel)
-				s.setImplementerModel("")
+				s.Forget(setup.StepExecutorModel)
+				s.SetImplementerModel("")
 			}
 			a.Executor = v
 		}
 
-	case StepExecutorModel:
+	case setup.StepExecutorModel:
 		v := s.ExecutorModel()
 		var opts []huh.Option[string]
 		if p, err := s.Catalog.Provider(a.Executor); err == nil {
@@ -209,9 +198,9 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 				opts = append(opts, huh.NewOption(modelLabel(mdl.Display, mdl.ID), mdl.ID))
 			}
 		}
-		return sel(&v, opts, "provider", a.Executor, "peer", s.peerModel()), func() { s.setImplementerModel(v) }
+		return sel(&v, opts, "provider", a.Executor, "peer", s.PeerModel()), func() { s.SetImplementerModel(v) }
 
-	case StepReportLanguage:
+	case setup.StepReportLanguage:
 		v := a.ReportLanguage
 		opts := []huh.Option[string]{
 			huh.NewOption(t.T("phase_default"), ""),
@@ -220,7 +209,7 @@ func (m *Model) buildForm(step StepID) (*huh.Form, func()) {
 		}
 		return sel(&v, opts), func() { a.ReportLanguage = v }
 
-	case StepSaveDefaults:
+	case setup.StepSaveDefaults:
 		v := a.SaveDefaults
 		var opts []huh.Option[string]
 		for _, o := range []string{"none", "project", "global"} {

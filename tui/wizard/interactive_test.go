@@ -1,6 +1,8 @@
 package wizard
 
 import (
+	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,7 +11,50 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/okstra/cockpit/workers"
+	"github.com/okstra/cockpit/workers/setup"
 )
+
+// setupData is workers/setup's testdata: the project, the answers files
+// and the scenarios the form is driven through.
+const setupData = "../../workers/setup/testdata"
+
+func testOptions(lang string) Options {
+	return Options{
+		Options: setup.Options{
+			ProjectRoot: setupData + "/project",
+			Lang:        lang,
+			Catalog:     workers.BuiltinCatalog(),
+			Getenv:      func(string) string { return "" },
+		},
+		NoColor: true,
+	}
+}
+
+// scenario is one of workers/setup's three scripted setups: its answers
+// file and the render-bundle arguments it must produce.
+type scenario struct {
+	Name    string   `json:"name"`
+	Answers string   `json:"answers"`
+	Argv    []string `json:"argv"`
+}
+
+func loadScenarios(t *testing.T) []scenario {
+	t.Helper()
+	var scs []scenario
+	data, err := os.ReadFile(setupData + "/scenarios.json")
+	if err == nil {
+		err = json.Unmarshal(data, &scs)
+	}
+	if err != nil || len(scs) != 3 {
+		t.Fatalf("%s/scenarios.json: %v (%d scenarios)", setupData, err, len(scs))
+	}
+	for i := range scs {
+		scs[i].Answers = setupData + "/" + scs[i].Answers
+	}
+	return scs
+}
 
 // driver feeds key messages to the model and runs the commands they return,
 // as a program would, but synchronously. A command that does not answer
@@ -94,7 +139,7 @@ func (d *driver) repeat(code rune, n int) {
 func (d *driver) typ(s string) { d.send(tea.PasteMsg{Content: s}) }
 
 // expect fails unless the wizard is at step.
-func (d *driver) expect(step StepID) {
+func (d *driver) expect(step setup.StepID) {
 	d.t.Helper()
 	if d.m.Step() != step {
 		d.t.Fatalf("at step %s, want %s (error on screen: %q)\n%s", d.m.Step(), step, d.m.Err(), d.screen())
@@ -119,48 +164,48 @@ func (d *driver) snap(name string) {
 	d.t.Run(name, func(t *testing.T) { golden.RequireEqual(t, s) })
 }
 
-// scripts drive the form through the three scenarios of headless_test.go.
+// scripts drive the form through the three scenarios of workers/setup.
 var scripts = map[string]func(d *driver){
 	"analysis": func(d *driver) {
-		d.expect(StepTaskKey)
+		d.expect(setup.StepTaskKey)
 		d.typ("ops-7")
 		d.enter()
-		d.expect(StepTaskGroup) // "ops", read from the manifest
+		d.expect(setup.StepTaskGroup) // "ops", read from the manifest
 		d.enter()
-		d.expect(StepTaskType) // blocked pointer: nothing from it
+		d.expect(setup.StepTaskType) // blocked pointer: nothing from it
 		d.down(9)
 		d.snap("task_type")
 		d.enter()
-		d.expect(StepRelatedTasks) // ops has no other task: no group choice
+		d.expect(setup.StepRelatedTasks) // ops has no other task: no group choice
 		d.enter()
-		d.expect(StepDirective)
+		d.expect(setup.StepDirective)
 		d.typ("Map the vendor callback flow")
 		d.enter()
-		d.expect(StepWorkers) // antigravity, claude, codex preselected
+		d.expect(setup.StepWorkers) // antigravity, claude, codex preselected
 		d.down(1)
 		d.space() // claude off
 		d.enter()
-		d.expect(StepRoleModels)
+		d.expect(setup.StepRoleModels)
 		d.enter() // antigravity: phase default
 		d.down(2) // codex: gpt-6-astra
 		d.snap("role_models")
 		d.enter()
-		d.expect(StepRoleCount)
+		d.expect(setup.StepRoleCount)
 		d.typ("2")
 		d.enter()
-		d.expect(StepLeadProvider)
+		d.expect(setup.StepLeadProvider)
 		d.down(2)
 		d.enter()
-		d.expect(StepLeadModel) // opus preselected
+		d.expect(setup.StepLeadModel) // opus preselected
 		d.enter()
-		d.expect(StepReportLanguage)
+		d.expect(setup.StepReportLanguage)
 		d.top()
 		d.down(2)
 		d.enter()
-		d.expect(StepSaveDefaults)
+		d.expect(setup.StepSaveDefaults)
 		d.down(1)
 		d.enter()
-		d.expect(StepConfirm)
+		d.expect(setup.StepConfirm)
 		d.snap("confirm")
 		d.enter()
 	},
@@ -168,55 +213,55 @@ var scripts = map[string]func(d *driver){
 		d.typ("dev-10860")
 		d.enter()
 		d.enter() // billing
-		d.expect(StepTaskType)
+		d.expect(setup.StepTaskType)
 		d.snap("task_type") // implementation, from the ready pointer
 		d.enter()
-		d.expect(StepRelatedTasks)
+		d.expect(setup.StepRelatedTasks)
 		d.down(2)
 		d.enter()
-		d.expect(StepRelatedInput)
+		d.expect(setup.StepRelatedInput)
 		d.typ("dev-10001, ops-7")
 		d.enter()
-		d.expect(StepDirective)
+		d.expect(setup.StepDirective)
 		d.enter()
-		d.expect(StepWorkers)
+		d.expect(setup.StepWorkers)
 		d.space() // antigravity off
 		d.enter()
-		d.expect(StepRoleModels)
+		d.expect(setup.StepRoleModels)
 		d.enter() // claude: phase default
 		d.down(2) // codex: gpt-6-astra
 		d.enter()
-		d.expect(StepRoleCount)
+		d.expect(setup.StepRoleCount)
 		d.enter()
-		d.expect(StepLeadProvider)
+		d.expect(setup.StepLeadProvider)
 		d.enter()
-		d.expect(StepExecutor) // claude preselected
-		d.down(2)              // grok: outside the roster
+		d.expect(setup.StepExecutor) // claude preselected
+		d.down(2)                    // grok: outside the roster
 		d.enter()
-		d.expect(StepExecutor)
+		d.expect(setup.StepExecutor)
 		if want := "--executor grok is not in this run's roster (claude, codex); the executor is dispatched as a worker, so give it a roster slot — --role-model verifier=grok/<model> — or pick an executor already in the roster."; d.m.Err() != want {
 			d.t.Fatalf("roster refusal %q", d.m.Err())
 		}
 		d.snap("executor_outside_roster")
 		d.up(1) // codex
 		d.enter()
-		d.expect(StepExecutorModel) // gpt-6-astra, its verifier model
-		d.up(1)                     // gpt-6.1-sol
+		d.expect(setup.StepExecutorModel) // gpt-6-astra, its verifier model
+		d.up(1)                           // gpt-6.1-sol
 		d.enter()
-		d.expect(StepExecutorModel)
+		d.expect(setup.StepExecutorModel)
 		if want := "worker 'codex' is the executor on 'gpt-6.1-sol' and a verifier on 'gpt-6-astra'; one worker id carries one model. Give both roles the same model, or pick a different --executor provider."; d.m.Err() != want {
 			d.t.Fatalf("split refusal %q", d.m.Err())
 		}
 		d.snap("executor_split_model")
 		d.down(1)
 		d.enter()
-		d.expect(StepReportLanguage)
+		d.expect(setup.StepReportLanguage)
 		d.top()
 		d.down(1)
 		d.enter()
-		d.expect(StepSaveDefaults)
+		d.expect(setup.StepSaveDefaults)
 		d.enter()
-		d.expect(StepConfirm)
+		d.expect(setup.StepConfirm)
 		d.snap("confirm")
 		d.enter()
 	},
@@ -224,31 +269,31 @@ var scripts = map[string]func(d *driver){
 		d.typ("dev-10001")
 		d.enter()
 		d.enter()
-		d.expect(StepTaskType) // pending pointer: nothing from it
+		d.expect(setup.StepTaskType) // pending pointer: nothing from it
 		d.down(7)
 		d.enter()
-		d.expect(StepRelatedTasks)
+		d.expect(setup.StepRelatedTasks)
 		d.down(1)
 		d.snap("related_tasks")
 		d.enter()
-		d.expect(StepDirective)
+		d.expect(setup.StepDirective)
 		d.enter()
-		d.expect(StepWorkers)
+		d.expect(setup.StepWorkers)
 		d.enter()
-		d.expect(StepRoleModels)
+		d.expect(setup.StepRoleModels)
 		d.enter()
 		d.enter()
 		d.enter()
-		d.expect(StepRoleCount)
+		d.expect(setup.StepRoleCount)
 		d.enter()
-		d.expect(StepLeadProvider)
+		d.expect(setup.StepLeadProvider)
 		d.enter()
-		d.expect(StepReportLanguage)
+		d.expect(setup.StepReportLanguage)
 		d.top()
 		d.enter()
-		d.expect(StepSaveDefaults)
+		d.expect(setup.StepSaveDefaults)
 		d.enter()
-		d.expect(StepConfirm)
+		d.expect(setup.StepConfirm)
 		d.snap("confirm")
 		d.enter()
 	},
@@ -258,22 +303,22 @@ var scripts = map[string]func(d *driver){
 // scenarios, in both languages, and checks it ends with the same outcome as
 // the answers file, with golden screens on the way.
 func TestInteractive(t *testing.T) {
-	for _, sc := range scenarios {
-		for _, lang := range Languages {
-			t.Run(sc.name+"_"+lang, func(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		for _, lang := range setup.Languages {
+			t.Run(sc.Name+"_"+lang, func(t *testing.T) {
 				t.Parallel()
 				d := newDriver(t, lang, 80, 30)
-				scripts[sc.name](d)
+				scripts[sc.Name](d)
 				o, err := d.m.Outcome()
 				if err != nil || o == nil {
 					t.Fatalf("no outcome: %v (at %s)", err, d.m.Step())
 				}
-				if !reflect.DeepEqual(o.RenderArgv, sc.argv) {
-					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.argv)
+				if !reflect.DeepEqual(o.RenderArgv, sc.Argv) {
+					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.Argv)
 				}
 				opts := testOptions(lang)
-				opts.AnswersFile = sc.answers
-				want, err := Run(opts)
+				opts.AnswersFile = sc.Answers
+				want, err := setup.Run(opts.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -289,32 +334,32 @@ func TestInteractiveBackAndQuit(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, "en", 80, 30)
 	d.enter() // an empty key is refused
-	d.expect(StepTaskKey)
+	d.expect(setup.StepTaskKey)
 	if d.m.Err() != "is empty; type the task key, e.g. dev-10860" {
 		t.Fatalf("error %q", d.m.Err())
 	}
 	d.snap("empty_key")
 	d.typ("ops-7")
 	d.enter()
-	d.expect(StepTaskGroup)
+	d.expect(setup.StepTaskGroup)
 	if d.m.Err() != "" {
 		t.Fatalf("error kept after a good answer: %q", d.m.Err())
 	}
 	d.esc()
-	d.expect(StepTaskKey)
+	d.expect(setup.StepTaskKey)
 	if !strings.Contains(d.screen(), "> ops-7") {
 		t.Fatalf("going back lost the answer:\n%s", d.screen())
 	}
 	d.enter()
 	d.enter()
-	d.expect(StepTaskType)
+	d.expect(setup.StepTaskType)
 	d.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if _, err := d.m.Outcome(); err != ErrAborted {
 		t.Fatalf("ctrl+c: %v", err)
 	}
 	// After quitting, nothing moves.
 	d.enter()
-	if d.m.Step() != StepTaskType {
+	if d.m.Step() != setup.StepTaskType {
 		t.Fatal("the model moved after quitting")
 	}
 }

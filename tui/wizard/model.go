@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/okstra/cockpit/workers/setup"
 )
 
 // ErrAborted is returned when the user quits the wizard before finishing.
@@ -20,47 +22,47 @@ var ErrAborted = errors.New("wizard cancelled; nothing was set up")
 // which owns the step order, going back, the errors, the frame and the final
 // summary. It runs in the alternate screen and follows resizes.
 type Model struct {
-	s       *Session
+	s       *setup.Session
 	st      Styles
-	step    StepID
-	history []StepID
+	step    setup.StepID
+	history []setup.StepID
 	form    *huh.Form
 	bind    func()
 	errMsg  string
-	refused StepID // the step errMsg is about
+	refused setup.StepID // the step errMsg is about
 	width   int
 	height  int
 	formH   int // the height the form was last given
 	done    bool
 	aborted bool
-	outcome *Outcome
+	outcome *setup.Outcome
 }
 
 // New builds the interactive wizard for opts (ProjectRoot, Lang, NoColor,
 // Catalog); AnswersFile and JSON are for the caller.
 func New(opts Options) (*Model, error) {
-	s, err := newSession(opts)
+	s, err := setup.Load(opts.Options)
 	if err != nil {
 		return nil, err
 	}
-	noColor := opts.NoColor || opts.getenv("NO_COLOR") != ""
+	noColor := opts.NoColor || opts.Env("NO_COLOR") != ""
 	m := &Model{s: s, st: NewStyles(DefaultPalette(), noColor), width: 80, height: 24}
-	m.enter(StepTaskKey)
+	m.enter(setup.StepTaskKey)
 	return m, nil
 }
 
 // Session is the session the model drives.
-func (m *Model) Session() *Session { return m.s }
+func (m *Model) Session() *setup.Session { return m.s }
 
 // Step is the step on screen.
-func (m *Model) Step() StepID { return m.step }
+func (m *Model) Step() setup.StepID { return m.step }
 
 // Err is the refusal on screen, or "".
 func (m *Model) Err() string { return m.errMsg }
 
 // Outcome is the result once the user finished: the outcome, ErrAborted
 // when they quit, or (nil, nil) while the wizard is still running.
-func (m *Model) Outcome() (*Outcome, error) {
+func (m *Model) Outcome() (*setup.Outcome, error) {
 	if m.aborted {
 		return nil, ErrAborted
 	}
@@ -80,18 +82,18 @@ func (m *Model) formSize() (int, int) {
 }
 
 // enter shows step: its default answer, unless it has one, and a new form.
-func (m *Model) enter(step StepID) tea.Cmd {
+func (m *Model) enter(step setup.StepID) tea.Cmd {
 	m.step = step
-	if step == StepConfirm {
+	if step == setup.StepConfirm {
 		m.form, m.bind = nil, nil
 		return nil
 	}
-	m.s.ensureDefault(step)
+	m.s.EnsureDefault(step)
 	return m.build(step)
 }
 
 // build makes the form of step from the answers as they stand and sizes it.
-func (m *Model) build(step StepID) tea.Cmd {
+func (m *Model) build(step setup.StepID) tea.Cmd {
 	m.form, m.bind = m.buildForm(step)
 	m.form.WithShowHelp(false).WithShowErrors(false).WithTheme(m.st.HuhTheme())
 	w, h := m.formSize()
@@ -101,11 +103,11 @@ func (m *Model) build(step StepID) tea.Cmd {
 }
 
 // next is the step after the current one, given the answers so far.
-func (m *Model) next() StepID {
+func (m *Model) next() setup.StepID {
 	steps := m.s.Steps()
 	i := slices.Index(steps, m.step)
 	if i < 0 || i+1 >= len(steps) {
-		return StepConfirm
+		return setup.StepConfirm
 	}
 	return steps[i+1]
 }
@@ -143,7 +145,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return m, m.back()
 			}
 		case "enter":
-			if m.step == StepConfirm {
+			if m.step == setup.StepConfirm {
 				m.outcome = m.s.Outcome()
 				m.done = true
 				return m, tea.Quit
@@ -170,10 +172,10 @@ func (m *Model) complete() tea.Cmd {
 	m.bind()
 	// The user answered, even if the answer is refused: showing the step
 	// again must keep it, not put the default back.
-	m.s.set[m.step] = true
+	m.s.MarkAnswered(m.step)
 	if err := m.s.Apply(m.step); err != nil {
 		m.errMsg, m.refused = err.Error(), m.step
-		var se *StepError
+		var se *setup.StepError
 		if errors.As(err, &se) {
 			m.refused = se.Step
 		}
@@ -241,10 +243,10 @@ func (m *Model) render() string {
 	head = append(head, "")
 
 	var body string
-	if m.step == StepConfirm {
+	if m.step == setup.StepConfirm {
 		body = m.st.Label.Render(t.T("steps.confirm.title")) + "\n" +
 			m.st.Muted.Render(t.T("steps.confirm.description")) + "\n\n" +
-			summaryText(t, m.s.Outcome(), &m.st, width-2)
+			setup.Summary(t, m.s.Outcome(), m.st.summary(), width-2)
 		body = lipgloss.NewStyle().Width(width - 2).Render(strings.TrimRight(body, "\n"))
 	} else {
 		body = m.form.View()
@@ -256,7 +258,7 @@ func (m *Model) render() string {
 		foot = append(foot, "")
 		// The step's title says what the refusal is about; the message
 		// itself is the same one --answers prints after the member name.
-		text := "✗ " + t.T("steps."+string(m.refused)+".title", "role", PhaseRole(m.s.A.TaskType)) + ": " + m.errMsg
+		text := "✗ " + t.T("steps."+string(m.refused)+".title", "role", setup.PhaseRole(m.s.A.TaskType)) + ": " + m.errMsg
 		msg := lipgloss.NewStyle().Width(width - 2).Render(m.st.Error.Render(text))
 		for _, l := range strings.Split(msg, "\n") {
 			foot = append(foot, " "+l)
@@ -286,19 +288,19 @@ func (m *Model) crumbs() string {
 	var parts []string
 	for _, id := range m.history {
 		switch id {
-		case StepTaskKey:
+		case setup.StepTaskKey:
 			parts = append(parts, a.TaskKey)
-		case StepTaskGroup:
+		case setup.StepTaskGroup:
 			if a.TaskGroup != "" {
 				parts = append(parts, a.TaskGroup)
 			}
-		case StepTaskType:
+		case setup.StepTaskType:
 			parts = append(parts, a.TaskType)
-		case StepWorkers:
+		case setup.StepWorkers:
 			if len(a.Workers) > 0 {
 				parts = append(parts, strings.Join(a.Workers, "+"))
 			}
-		case StepExecutor:
+		case setup.StepExecutor:
 			parts = append(parts, "executor "+a.Executor)
 		}
 	}
@@ -309,11 +311,11 @@ func (m *Model) helpLine() string {
 	t := m.s.Texts
 	var keys []string
 	switch m.step {
-	case StepConfirm:
+	case setup.StepConfirm:
 		keys = append(keys, t.T("help.confirm"))
-	case StepTaskKey, StepTaskGroup, StepRelatedInput, StepDirective, StepRoleCount:
+	case setup.StepTaskKey, setup.StepTaskGroup, setup.StepRelatedInput, setup.StepDirective, setup.StepRoleCount:
 		keys = append(keys, t.T("help.input"))
-	case StepWorkers:
+	case setup.StepWorkers:
 		keys = append(keys, t.T("help.multi"))
 	default:
 		keys = append(keys, t.T("help.select"))
@@ -338,7 +340,7 @@ func truncate(s string, width int) string {
 
 // RunTUI runs the interactive wizard on in and out (a terminal) and returns
 // the outcome, or ErrAborted.
-func RunTUI(opts Options, in io.Reader, out io.Writer) (*Outcome, error) {
+func RunTUI(opts Options, in io.Reader, out io.Writer) (*setup.Outcome, error) {
 	m, err := New(opts)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,12 @@ package wizard
 
 import (
 	"image/color"
-	"strings"
 
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/workers/setup"
 )
 
 // Palette holds the wizard's semantic colours. They are the cockpit
@@ -135,10 +136,10 @@ func (st Styles) HuhTheme() huh.Theme {
 // displayWidth is the number of cells s takes (Hangul takes two).
 func displayWidth(s string) int { return ansi.StringWidth(s) }
 
-// padRight pads s with spaces to width cells.
-func padRight(s string, width int) string {
-	if w := displayWidth(s); w < width {
-		return s + strings.Repeat(" ", width-w)
+// summary styles the outcome's summary on the confirm step.
+func (st Styles) summary() setup.SummaryStyle {
+	return setup.SummaryStyle{
+		Label: func(s string) string { return st.Label.Render(s) },
+		Muted: func(s string) string { return st.Muted.Render(s) },
 	}
-	return s
 }

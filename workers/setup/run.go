@@ -1,4 +1,4 @@
-package wizard
+package setup
 
 import (
 	"bytes"
@@ -25,8 +25,6 @@ type Options struct {
 	AnswersFile string
 	// JSON is --json: print the machine document instead of the summary.
 	JSON bool
-	// NoColor turns colour off; NO_COLOR in the environment does too.
-	NoColor bool
 	// Getenv reads the environment; nil means os.Getenv. Tests replace it.
 	Getenv func(string) string
 	// Catalog is the provider catalog; nil loads it with
@@ -34,7 +32,8 @@ type Options struct {
 	Catalog *workers.Catalog
 }
 
-func (o *Options) getenv(k string) string {
+// Env reads the environment variable k through Getenv.
+func (o *Options) Env(k string) string {
 	if o.Getenv != nil {
 		return o.Getenv(k)
 	}
@@ -48,13 +47,13 @@ func (o *Options) root() string {
 	return o.ProjectRoot
 }
 
-// newSession sets up what both the headless path and the form need: the
+// Load sets up what both the headless path and the form need: the
 // language and its texts, the catalog and the project's tasks.
-func newSession(opts Options) (*Session, error) {
+func Load(opts Options) (*Session, error) {
 	if st, err := os.Stat(opts.root()); err != nil || !st.IsDir() {
 		return nil, &state.Error{Field: "--project-root", Msg: fmt.Sprintf("%s is not a directory; pass the project's root", opts.root())}
 	}
-	lang, err := DetectLang(opts.Lang, opts.getenv)
+	lang, err := DetectLang(opts.Lang, opts.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +95,7 @@ func Run(opts Options) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("read answers: %w", err)
 	}
-	s, err := newSession(opts)
+	s, err := Load(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +104,7 @@ func Run(opts Options) (*Outcome, error) {
 
 // RunAnswers is Run on answers already in memory; name labels errors.
 func RunAnswers(opts Options, name string, data []byte) (*Outcome, error) {
-	s, err := newSession(opts)
+	s, err := Load(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +163,7 @@ func (s *Session) runAnswers(name string, data []byte) (*Outcome, error) {
 		if id == StepConfirm {
 			continue
 		}
-		s.ensureDefault(id)
+		s.EnsureDefault(id)
 		if err := s.Apply(id); err != nil {
 			return nil, s.fileError(name, err)
 		}

@@ -1,10 +1,12 @@
-package wizard
+package setup
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Outcome is what the wizard decided: the answers, normalised, and the
@@ -158,7 +160,7 @@ func Render(o *Outcome, lang string, asJSON bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return summaryText(t, o, nil, 0), nil
+	return Summary(t, o, SummaryStyle{}, 0), nil
 }
 
 // shellQuote quotes one argv token for a POSIX shell, so the summary's
@@ -224,14 +226,24 @@ func (o *Outcome) commandWords() []string {
 // CommandLine is the render-bundle call of the outcome, shell-quoted.
 func (o *Outcome) CommandLine() string { return strings.Join(o.commandWords(), " ") }
 
-// summaryText renders the summary; st styles the labels when not nil, and
-// a width above zero wraps the command line between arguments.
-func summaryText(t *Texts, o *Outcome, st *Styles, width int) string {
-	label := func(s string) string { return s }
-	muted := func(s string) string { return s }
-	if st != nil {
-		label = func(s string) string { return st.Label.Render(s) }
-		muted = func(s string) string { return st.Muted.Render(s) }
+// SummaryStyle styles the summary: Label the row labels and headings,
+// Muted the "phase default" and "none" values. A nil func leaves the text
+// plain; the form passes its colours, Render none.
+type SummaryStyle struct {
+	Label, Muted func(string) string
+}
+
+// Summary renders the outcome as the rows the user reads, the render-bundle
+// command line, the actions and the warnings. A width above zero wraps the
+// command line between arguments.
+func Summary(t *Texts, o *Outcome, st SummaryStyle, width int) string {
+	plain := func(s string) string { return s }
+	label, muted := st.Label, st.Muted
+	if label == nil {
+		label = plain
+	}
+	if muted == nil {
+		muted = plain
 	}
 	orDefault := func(v string) string {
 		if v == "" {
@@ -293,4 +305,15 @@ func orNone(t *Texts, v string, muted func(string) string) string {
 		return muted(t.T("none"))
 	}
 	return v
+}
+
+// displayWidth is the number of cells s takes (Hangul takes two).
+func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+// padRight pads s with spaces to width cells.
+func padRight(s string, width int) string {
+	if w := displayWidth(s); w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s
 }

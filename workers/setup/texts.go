@@ -1,4 +1,4 @@
-package wizard
+package setup
 
 import (
 	"encoding/json"

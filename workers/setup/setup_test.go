@@ -1,10 +1,12 @@
-package wizard
+package setup
 
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,99 +17,55 @@ import (
 const fixtureRoot = "testdata/project"
 
 // scenario is one scripted setup: its answers file and the render-bundle
-// arguments it must produce.
+// arguments and actions it must produce. testdata/scenarios.json holds them;
+// tui/wizard's tests drive the form through the same three.
 type scenario struct {
-	name    string
-	answers string
-	argv    []string
-	actions []Action
+	Name    string   `json:"name"`
+	Answers string   `json:"answers"` // testdata-relative
+	Argv    []string `json:"argv"`
+	Actions []Action `json:"actions"`
 }
 
-var scenarios = []scenario{
-	{
-		name:    "analysis",
-		answers: "testdata/answers/analysis.json",
-		argv: []string{
-			"--task-key", "ops-7",
-			"--task-type", "feature-analysis",
-			"--task-group", "ops",
-			"--related-tasks", "",
-			"--directive", "Map the vendor callback flow",
-			"--workers", "antigravity,codex",
-			"--role-model", "analyser=codex/gpt-6-astra",
-			"--role-count", "analyser=2",
-			"--lead-provider", "claude",
-			"--lead-model", "opus",
-			"--report-language", "en",
-		},
-		actions: []Action{
-			{Command: "config set", Key: "report-language", Value: "en", Scope: "project"},
-			{Command: "config set", Key: "lead-provider", Value: "claude", Scope: "project"},
-			{Command: "config set", Key: "lead-model", Value: "opus", Scope: "project"},
-		},
-	},
-	{
-		name:    "implementation",
-		answers: "testdata/answers/implementation.json",
-		argv: []string{
-			"--task-key", "dev-10860",
-			"--task-type", "implementation",
-			"--task-group", "billing",
-			"--related-tasks", "dev-10001,ops-7",
-			"--directive", "",
-			"--workers", "claude,codex",
-			"--role-model", "verifier=codex/gpt-6-astra",
-			"--role-model", "implementer=codex/gpt-6-astra",
-			"--lead-provider", "",
-			"--lead-model", "",
-			"--executor", "codex",
-			"--report-language", "ko",
-		},
-		actions: []Action{},
-	},
-	{
-		name:    "group",
-		answers: "testdata/answers/group.json",
-		argv: []string{
-			"--task-key", "dev-10001",
-			"--task-type", "improvement-discovery",
-			"--task-group", "billing",
-			"--related-tasks", "dev-10002,dev-10003,dev-10004,dev-10860",
-			"--directive", "",
-			"--workers", "antigravity,claude,codex",
-			"--lead-provider", "",
-			"--lead-model", "",
-			"--report-language", "",
-		},
-		actions: []Action{},
-	},
+func loadScenarios(t *testing.T) []scenario {
+	t.Helper()
+	var scs []scenario
+	data, err := os.ReadFile("testdata/scenarios.json")
+	if err == nil {
+		err = json.Unmarshal(data, &scs)
+	}
+	if err != nil || len(scs) != 3 {
+		t.Fatalf("testdata/scenarios.json: %v (%d scenarios)", err, len(scs))
+	}
+	for i := range scs {
+		scs[i].Answers = filepath.Join("testdata", scs[i].Answers)
+	}
+	return scs
 }
 
 func testOptions(lang string) Options {
 	return Options{
 		ProjectRoot: fixtureRoot,
 		Lang:        lang,
-		NoColor:     true,
 		Catalog:     workers.BuiltinCatalog(),
 		Getenv:      func(string) string { return "" },
 	}
 }
 
 func TestScenariosThroughAnswers(t *testing.T) {
-	for _, sc := range scenarios {
+	for _, sc := range loadScenarios(t) {
 		for _, lang := range Languages {
-			t.Run(sc.name+"_"+lang, func(t *testing.T) {
+			t.Run(sc.Name+"_"+lang, func(t *testing.T) {
 				opts := testOptions(lang)
-				opts.AnswersFile = sc.answers
+				opts.AnswersFile = sc.Answers
 				o, err := Run(opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(o.RenderArgv, sc.argv) {
-					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.argv)
+				if !reflect.DeepEqual(o.RenderArgv, sc.Argv) {
+					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.Argv)
 				}
-				if !reflect.DeepEqual(o.Actions, sc.actions) {
-					t.Fatalf("actions\n got %+v\nwant %+v", o.Actions, sc.actions)
+				if !reflect.DeepEqual(o.Actions, sc.Actions) {
+					t.Fatalf("actions\n got %+v\nwant %+v", o.Actions, sc.Actions)
 				}
 				if o.Lang != lang {
 					t.Fatalf("lang %s", o.Lang)
@@ -122,11 +80,11 @@ func TestScenariosThroughAnswers(t *testing.T) {
 				if err := json.Unmarshal([]byte(o.JSON()), &doc); err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(doc.Outcome.RenderArgv, sc.argv) || len(doc.Actions) != len(sc.actions) {
+				if !reflect.DeepEqual(doc.Outcome.RenderArgv, sc.Argv) || len(doc.Actions) != len(sc.Actions) {
 					t.Fatalf("--json document:\n%s", o.JSON())
 				}
 				for i, a := range doc.Actions {
-					if a["command"] != sc.actions[i].Command || a["key"] != sc.actions[i].Key || a["scope"] != sc.actions[i].Scope {
+					if a["command"] != sc.Actions[i].Command || a["key"] != sc.Actions[i].Key || a["scope"] != sc.Actions[i].Scope {
 						t.Fatalf("action %d: %v", i, a)
 					}
 				}
@@ -391,4 +349,29 @@ func placeholders(s string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ",")
+}
+
+// TestNoFormLibrary holds the line that lets `cockpit wizard --answers` run
+// without the form: nothing this package imports, directly or not, is the
+// form library or the screen's.
+func TestNoFormLibrary(t *testing.T) {
+	goBin, err := exec.LookPath("go") // go test puts its own first on PATH
+	if err != nil {
+		t.Fatalf("find the go command: %v", err)
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/okstra/cockpit/workers") {
+		t.Fatalf("go list -deps lists no workers package; read:\n%s", out)
+	}
+	for _, d := range deps {
+		for _, banned := range []string{"charm.land/huh", "charm.land/bubbletea", "charm.land/lipgloss", "github.com/okstra/cockpit/tui"} {
+			if d == banned || strings.HasPrefix(d, banned+"/") {
+				t.Errorf("workers/setup depends on %s", d)
+			}
+		}
+	}
 }
