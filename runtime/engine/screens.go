@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/state"
 )
 
 // Stop asks the engine's owner to end the run (the control socket's stop
@@ -82,3 +83,6 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 	return control.AttachResult{ScreenID: id}, serve, nil
 }
 
+
+// Run is the run the engine serves.
+func (c *Engine) Run() *state.Run { return c.run }
