@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,15 +55,32 @@ func NewCmdApprovalDecision(f *Factory) *cobra.Command {
 
 // ApprovalOpenOptions are the flags of `approval-decision open`.
 type ApprovalOpenOptions struct {
-	IO *IOStreams
-	approval.OpenOptions
+	IO                     *IOStreams
+	ProjectRoot            string   // --project-root: --ledger and --options-file resolve inside it
+	Ledger                 string   // --ledger
+	TaskKey                string   // --task-key: the ledger's task; a new ledger records it
+	TaskType               string   // --task-type
+	RunSeq                 string   // --run-seq
+	ClarificationID        string   // --clarification-id C-NNN
+	TicketID               string   // --ticket-id
+	Statement              string   // --statement
+	ExpectedForm           string   // --expected-form
+	Classification         string   // --classification
+	Origin                 string   // --origin
+	UserConfirmation       string   // --user-confirmation
+	UnblockCondition       string   // --unblock-condition
+	RecommendedDisposition string   // --recommended-disposition
+	Options                []string // --option <json object>, once per option
+	OptionsFile            string   // --options-file <path>: a JSON array of option objects
+	Supersedes             string   // --supersedes C-NNN
+	JSON                   bool     // --json
 }
 
 // NewCmdApprovalOpen parses and checks `approval-decision open`; runF
 // (approvalOpenRun when nil) does it.
 func NewCmdApprovalOpen(f *Factory, runF func(*ApprovalOpenOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(o *ApprovalOpenOptions) error { return approval.RunOpen(o.OpenOptions, o.IO.Out) }
+		runF = approvalOpenRun
 	}
 	o := &ApprovalOpenOptions{IO: f.IO}
 	return ledgerCmd(f, &cobra.Command{
@@ -112,15 +126,21 @@ row is resolved, that one reads "obsolete". See docs/GATES.md.`,
 
 // ApprovalOptionOptions are the flags of `approval-decision option`.
 type ApprovalOptionOptions struct {
-	IO *IOStreams
-	approval.OptionOptions
+	IO              *IOStreams
+	ProjectRoot     string   // --project-root
+	Ledger          string   // --ledger
+	ClarificationID string   // --clarification-id C-NNN: an open row
+	Options         []string // --option <json object>, once per option
+	OptionsFile     string   // --options-file <path>: a JSON array of option objects
+	Replace         bool     // --replace: the options replace the row's instead of adding to them
+	JSON            bool     // --json
 }
 
 // NewCmdApprovalOption parses and checks `approval-decision option`; runF
 // (approvalOptionRun when nil) does it.
 func NewCmdApprovalOption(f *Factory, runF func(*ApprovalOptionOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(o *ApprovalOptionOptions) error { return approval.RunOption(o.OptionOptions, o.IO.Out) }
+		runF = approvalOptionRun
 	}
 	o := &ApprovalOptionOptions{IO: f.IO}
 	return ledgerCmd(f, &cobra.Command{
@@ -146,15 +166,19 @@ not exactly one "recommended").`,
 
 // ApprovalCarryOptions are the flags of `approval-decision carry`.
 type ApprovalCarryOptions struct {
-	IO *IOStreams
-	approval.CarryOptions
+	IO            *IOStreams
+	ProjectRoot   string   // --project-root
+	Ledger        string   // --ledger
+	FromResponses string   // --from-responses <file or directory>
+	IDs           []string // --clarification-id, repeatable
+	JSON          bool     // --json
 }
 
 // NewCmdApprovalCarry parses and checks `approval-decision carry`; runF
 // (approvalCarryRun when nil) does it.
 func NewCmdApprovalCarry(f *Factory, runF func(*ApprovalCarryOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(o *ApprovalCarryOptions) error { return approval.RunCarry(o.CarryOptions, o.IO.Out) }
+		runF = approvalCarryRun
 	}
 	o := &ApprovalCarryOptions{IO: f.IO}
 	return ledgerCmd(f, &cobra.Command{
@@ -172,15 +196,21 @@ func NewCmdApprovalCarry(f *Factory, runF func(*ApprovalCarryOptions) error) *co
 
 // ApprovalResolveOptions are the flags of `approval-decision resolve`.
 type ApprovalResolveOptions struct {
-	IO *IOStreams
-	approval.ResolveOptions
+	IO              *IOStreams
+	ProjectRoot     string // --project-root
+	Ledger          string // --ledger
+	ClarificationID string // --clarification-id
+	Disposition     string // --disposition
+	UserText        string // --user-text
+	UserResponseRef string // --user-response-ref
+	JSON            bool   // --json
 }
 
 // NewCmdApprovalResolve parses and checks `approval-decision resolve`;
 // runF (approvalResolveRun when nil) does it.
 func NewCmdApprovalResolve(f *Factory, runF func(*ApprovalResolveOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(o *ApprovalResolveOptions) error { return approval.RunResolve(o.ResolveOptions, o.IO.Out) }
+		runF = approvalResolveRun
 	}
 	o := &ApprovalResolveOptions{IO: f.IO}
 	return ledgerCmd(f, &cobra.Command{
@@ -218,10 +248,15 @@ func NewCmdUserResponse(f *Factory) *cobra.Command {
 
 // UserResponseWriteOptions are the flags of `user-response write`.
 type UserResponseWriteOptions struct {
-	IO *IOStreams
-	approval.WriteOptions
-	JSON   bool
-	InLead bool // $COCKPIT_SOCKET is set: this runs in a cockpit's lead pane
+	IO              *IOStreams
+	ProjectRoot     string // --project-root
+	Report          string // --report
+	Answers         string // --answers <json array>
+	PlanDecision    string // --plan-decision <json object>
+	ReportAuthoring string // --report-authoring <json object>
+	TaskKey         string // --task-key: overrides the key read from the report path
+	JSON            bool   // --json
+	InLead          bool   // $COCKPIT_SOCKET is set: this runs in a cockpit's lead pane
 }
 
 // NewCmdUserResponseWrite parses and checks `user-response write`; runF
@@ -257,63 +292,20 @@ wrote: {"sidecar", "report", "clarificationIds", "planDecision",
 	}, runF)
 }
 
-// userResponseWriteOutput is `user-response write --json`: the sidecar it
-// wrote, the report as given, the clarification ids answered (in the order
-// given), whether a PLAN DECISION was written, and the REPORT AUTHORING
-// status written ("approved", "denied"; "" when none).
-type userResponseWriteOutput struct {
-	Sidecar          string   `json:"sidecar"`
-	Report           string   `json:"report"`
-	ClarificationIDs []string `json:"clarificationIds"`
-	PlanDecision     bool     `json:"planDecision"`
-	ReportAuthoring  string   `json:"reportAuthoring"`
-}
-
-func userResponseWriteRun(o *UserResponseWriteOptions) error {
-	if !o.JSON {
-		return approval.RunWrite(o.WriteOptions, o.IO.Out)
-	}
-	var buf bytes.Buffer
-	if err := approval.RunWrite(o.WriteOptions, &buf); err != nil {
-		return err
-	}
-	var printed struct {
-		Sidecar string `json:"sidecar"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &printed); err != nil {
-		return fmt.Errorf("read what user-response write printed: %w", err)
-	}
-	out := userResponseWriteOutput{Sidecar: printed.Sidecar, Report: o.Report, ClarificationIDs: []string{}}
-	answers, err := approval.ParseAnswers(o.Answers) // RunWrite accepted them
-	if err != nil {
-		return err
-	}
-	for _, a := range answers {
-		out.ClarificationIDs = append(out.ClarificationIDs, a.ClarificationID)
-	}
-	out.PlanDecision = strings.TrimSpace(o.PlanDecision) != ""
-	if strings.TrimSpace(o.ReportAuthoring) != "" {
-		var ra struct {
-			Status string `json:"status"`
-		}
-		if err := json.Unmarshal([]byte(o.ReportAuthoring), &ra); err == nil {
-			out.ReportAuthoring = ra.Status
-		}
-	}
-	return writeJSON(o.IO.Out, out)
-}
-
 // UserResponseShowOptions are the flags of `user-response show`.
 type UserResponseShowOptions struct {
-	IO *IOStreams
-	approval.ShowOptions
+	IO          *IOStreams
+	ProjectRoot string // --project-root
+	Report      string // --report
+	Ledger      string // --ledger: overrides the ledger found from the report
+	JSON        bool   // --json
 }
 
 // NewCmdUserResponseShow parses `user-response show`; runF
 // (userResponseShowRun when nil) does it.
 func NewCmdUserResponseShow(f *Factory, runF func(*UserResponseShowOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(o *UserResponseShowOptions) error { return approval.RunShow(o.ShowOptions, o.IO.Out) }
+		runF = userResponseShowRun
 	}
 	o := &UserResponseShowOptions{IO: f.IO}
 	return ledgerCmd(f, &cobra.Command{

@@ -138,3 +138,13 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// rel is p relative to root.
+func rel(t *testing.T, root, p string) string {
+	t.Helper()
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

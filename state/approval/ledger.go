@@ -174,6 +174,12 @@ func Open(path string, row Row, supersedes string) (*Row, error) {
 	return openRow(path, "", row, supersedes)
 }
 
+// OpenInTask is Open for a ledger of task taskKey: a ledger it creates
+// records the key (`approval-decision open --task-key`).
+func OpenInTask(path, taskKey string, row Row, supersedes string) (*Row, error) {
+	return openRow(path, taskKey, row, supersedes)
+}
+
 func openRow(path, taskKey string, row Row, supersedes string) (*Row, error) {
 	if supersedes != "" && row.Supersedes != "" && supersedes != row.Supersedes {
 		return nil, &state.Error{Field: "--supersedes", Msg: fmt.Sprintf("is %s but the row says it supersedes %s; give one", supersedes, row.Supersedes)}

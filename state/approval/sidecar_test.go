@@ -1,13 +1,14 @@
 package approval
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/okstra/cockpit/state"
 )
 
 func TestWriteProducesTheExampleSidecar(t *testing.T) {
@@ -359,8 +360,17 @@ func TestSourceReportIsProjectRelativeForEveryRootForm(t *testing.T) {
 				if reportForm == "absolute" {
 					rp = report
 				}
-				var out bytes.Buffer
-				if err := RunWrite(WriteOptions{ProjectRoot: pr, Report: rp, Answers: `[{"id": "C-003", "answer": "Keep"}]`}, &out); err != nil {
+				// The report path resolves inside the project root as
+				// `user-response write --report` resolves it.
+				r, err := state.OpenRoot(pr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resolved, err := r.Resolve(rp, "--report")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := WriteSidecar(WriteRequest{Report: resolved, ProjectRoot: pr, Answers: []Answer{{ClarificationID: "C-003", Answer: "Keep"}}}); err != nil {
 					t.Fatal(err)
 				}
 				data := string(readFile(t, SidecarPath(report)))
