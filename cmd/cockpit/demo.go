@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/demo"
-	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
+	"github.com/okstra/cockpit/tui/attach"
 )
 
 // DemoOptions are the flags of `demo`.
@@ -113,29 +114,69 @@ func demoHeadless(o *DemoOptions) error {
 	return demo.Headless(o.Ctx, demo.HeadlessConfig{Self: d.self, Dir: d.dir, Run: d.run, Out: o.IO.Out})
 }
 
-// demoScreen opens the screen on the demo run. The lead pane runs the
-// hidden `cockpit demo lead`, which plays a lead agent: it calls the real
-// team commands, so the panes, counts and checkpoints on screen are the
-// ones a real run shows.
+// demoScreen starts an engine for the demo run and attaches this terminal
+// to it, so the demo too can be detached and attached again. The lead pane
+// runs the hidden `cockpit demo lead`, which plays a lead agent: it calls
+// the real team commands, so the panes, counts and checkpoints on screen
+// are the ones a real run shows. The engine outlives this command, and `go
+// run` deletes the binary it built when it exits: the engine and its panes
+// run a copy of the cockpit kept in the demo's dir, which the engine
+// removes when the run ends (unless --keep).
 func demoScreen(o *DemoOptions) error {
+	in, out, err := screenTerminal(o.IO, "demo")
+	if err != nil {
+		return err
+	}
+	p, err := attach.LocalParams(in, false)
+	if err != nil {
+		return err
+	}
 	d, err := newDemo(o)
 	if err != nil {
 		return err
 	}
-	defer d.cleanup()
-	shim, removeShim, err := okstraShim(d.self)
+	bin := filepath.Join(d.dir, "bin", "cockpit")
+	if err := copyExecutable(d.self, bin); err != nil {
+		d.cleanup()
+		return err
+	}
+	sock := filepath.Join(d.dir, "cockpit.sock")
+	args := engineArgs(d.root, d.run.Manifest.Display, sock, p.Cols, p.Rows, o.Prefix, []string{bin, "demo", "lead"})
+	if !o.Keep {
+		args = append([]string{"--remove-dir", d.dir}, args...)
+	} else {
+		fmt.Fprintf(o.IO.Err, "the demo run is in %s; it is kept when the run ends\n", d.dir)
+	}
+	if err := spawnEngine(bin, args, engineLog(d.run)); err != nil {
+		d.cleanup()
+		return err
+	}
+	conn, hello, err := dialScreen(o.Ctx, sock, "demo", p)
 	if err != nil {
 		return err
 	}
-	defer removeShim()
-	cp, err := engine.Start(engine.Config{
-		Run: d.run, Self: d.self, Socket: filepath.Join(d.dir, "cockpit.sock"),
-		Lead: []string{d.self, "demo", "lead"}, LeadPath: []string{shim},
-	})
-	if err != nil {
+	return runClient(o.IO, conn, in, out, p, hello, "cockpit attach --socket "+shellQuote(sock))
+}
+
+// copyExecutable copies the binary at src to dst (made with its directory).
+func copyExecutable(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
 	}
-	return runScreen(o.Ctx, cp, o.Prefix)
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy the cockpit binary: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o700)
+	if err != nil {
+		return fmt.Errorf("copy the cockpit binary: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy the cockpit binary: %w", err)
+	}
+	return out.Close()
 }
 
 // DemoLeadOptions are what the demo's scripted lead needs.
@@ -179,7 +220,7 @@ func demoLead(o *DemoLeadOptions) error {
 	pause := func(d time.Duration) { time.Sleep(d) }
 	say(bold("cockpit demo") + " — this pane plays the lead agent of a throwaway okstra run.")
 	say(dim("Four simulated workers (sim provider, no LLM CLI): one fails, one is slow."))
-	say(dim("Keys: ? help · arrows move focus · z zoom · enter types into a pane · q quit"))
+	say(dim("Keys: ? help · arrows move focus · z zoom · enter types into a pane · ctrl+b d detach · q detach or end"))
 	say("")
 	pause(1500 * time.Millisecond)
 	if err := step("team", "dispatch", "--jobs-file", demo.JobsInitial); err != nil {
@@ -206,7 +247,7 @@ func demoLead(o *DemoLeadOptions) error {
 		return err
 	}
 	say("")
-	say(bold("The demo is over.") + " Press q to quit (ctrl+b first if you are typing in this pane).")
+	say(bold("The demo is over.") + " Press q, then e to end the run (ctrl+b first if you are typing in this pane); ctrl+b d detaches.")
 	<-o.Ctx.Done() // keep the lead's pane alive until the screen ends (its hang-up)
 	return nil
 }

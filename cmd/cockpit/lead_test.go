@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ type leadSession struct {
 	s          *tmuxSession
 	root, work string
 	exit       string // the file the screen's exit status lands in
+	registry   string // the test's own engine registry (COCKPIT_REGISTRY)
 }
 
 // openLead writes script(work) into a new work dir and opens the cockpit
@@ -29,14 +32,69 @@ type leadSession struct {
 // env added.
 func openLead(t *testing.T, root string, env []string, path string, cols, rows int, script func(work string) string) *leadSession {
 	t.Helper()
-	l := &leadSession{t: t, root: root, work: t.TempDir(), exit: exitFile(t)}
+	l := &leadSession{t: t, root: root, work: t.TempDir(), exit: exitFile(t), registry: engineRegistry(t)}
 	lead := filepath.Join(l.work, "lead.sh")
 	if err := os.WriteFile(lead, []byte(script(l.work)), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	env = append(env, "COCKPIT_REGISTRY="+l.registry)
 	l.s = newTmux(t, cols, rows, nil, fmt.Sprintf("cd %s && env PATH=%s %s %s open --project-root %s --run-manifest %s --lead -- /bin/sh %s; echo $? > %s; sleep 600",
 		l.work, path, strings.Join(env, " "), cockpitBin, root, fixture.RunManifest, lead, l.exit))
 	return l
+}
+
+// engineRegistry is a test's own engine registry; when the test ends,
+// every engine still registered there is stopped (SIGTERM: it closes its
+// panes) and waited for.
+func engineRegistry(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ckr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, pid := range registeredPIDs(dir) {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			if !poll(30*time.Second, func() bool { return processGone(pid) }) {
+				t.Errorf("engine pid %d outlived its test's SIGTERM", pid)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
+}
+
+// registeredPIDs are the pids of the live engines in a registry dir (the
+// entries whose lock is held).
+func registeredPIDs(dir string) []int {
+	des, _ := os.ReadDir(dir)
+	var pids []int
+	for _, de := range des {
+		name := de.Name()
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		f.Close()
+		if err == nil {
+			continue // nobody holds it: a stale entry
+		}
+		if pid, err := strconv.Atoi(strings.TrimSuffix(name, ".json")); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitEngineGone waits until no engine is registered for the test.
+func (l *leadSession) waitEngineGone() {
+	l.t.Helper()
+	waitFor(l.t, "the engine to exit", 30*time.Second, func() bool { return len(registeredPIDs(l.registry)) == 0 })
 }
 
 // file is a file the lead wrote in work ("" if none yet).

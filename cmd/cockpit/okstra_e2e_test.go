@@ -150,9 +150,12 @@ func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 		t.Errorf("the torn-down verifier's reason: %q", r)
 	}
 	s.keys("q")
+	s.waitFor("Detach, or end the run?", 5*time.Second)
+	s.keys("e")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
-		t.Fatalf("cockpit open exited %s after q", code)
+		t.Fatalf("cockpit open exited %s after q e", code)
 	}
+	l.waitEngineGone()
 	if _, err := os.Stat(filepath.Dir(shim)); !os.IsNotExist(err) {
 		t.Fatalf("the shim directory %s outlived the cockpit (%v)", filepath.Dir(shim), err)
 	}

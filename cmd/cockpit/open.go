@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/okstra/cockpit/runtime/engine"
+	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/tui"
+	"github.com/okstra/cockpit/tui/attach"
 )
 
 // OpenOptions are the flags of `open`.
@@ -19,7 +19,9 @@ type OpenOptions struct {
 	Run    runFlags
 	Prefix string
 	Lead   []string // the lead command after --lead --; $SHELL when empty
-	Shell  string   // $SHELL, or /bin/sh
+	// LeadGiven says a lead command was given (not the $SHELL default).
+	LeadGiven bool
+	Shell     string // $SHELL, or /bin/sh
 }
 
 // NewCmdOpen parses and checks `open`; runF (openRun when nil) does it.
@@ -35,13 +37,21 @@ dispatch" opens worker panes here; an okstra shim comes first of all, so the
 okstra commands of the lead contract ("okstra team dispatch", ...) reach this
 cockpit too and the others reach the real okstra (docs/OKSTRA.md). Without a lead command the lead pane runs
 $SHELL. Dispatches still running from an earlier session are shown as
-"running elsewhere" with their log. Press ? for the keys.`,
+"running elsewhere" with their log. Press ? for the keys.
+
+The run's engine (panes, emulators, the control socket, gates) runs in the
+background, in its own session, logging to cockpit-engine.log in the run's
+state directory; this terminal is one screen attached to it. ctrl+b d (or
+closing the terminal) detaches: the engine, the lead and every worker go on,
+and cockpit attach brings the screen back. q asks whether to detach or end
+the run. If an engine already serves the run, open attaches to it and the
+lead command is not used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if (dash < 0 && len(args) > 0) || dash > 0 {
 				return &usageError{fmt.Errorf("unexpected argument %q; put the lead command after --lead --", args[0])}
 			}
-			opts.Ctx, opts.Lead = cmd.Context(), args
+			opts.Ctx, opts.Lead, opts.LeadGiven = cmd.Context(), args, len(args) > 0
 			if len(opts.Lead) == 0 {
 				opts.Lead = []string{opts.Shell}
 			}
@@ -58,76 +68,39 @@ $SHELL. Dispatches still running from an earlier session are shown as
 }
 
 func openRun(o *OpenOptions) error {
-	cp, stop, err := startCockpit(&o.Run, o.Lead)
+	run, err := o.Run.load()
 	if err != nil {
 		return err
 	}
-	defer stop()
-	return runScreen(o.Ctx, cp, o.Prefix)
-}
-
-// startCockpit starts the engine on the run with lead in its lead pane (none
-// when empty), the okstra shim first on the lead's PATH; stop removes the
-// shim once the cockpit is closed.
-func startCockpit(r *runFlags, lead []string) (cp *engine.Engine, stop func(), err error) {
-	run, err := r.load()
+	in, out, err := screenTerminal(o.IO, "open")
 	if err != nil {
-		return nil, nil, err
-	}
-	self, err := selfPath()
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg := engine.Config{Run: run, Self: self, Lead: lead}
-	stop = func() {}
-	if len(lead) > 0 {
-		shim, removeShim, err := okstraShim(self)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg.LeadPath, stop = []string{shim}, removeShim
-	}
-	if cp, err = engine.Start(cfg); err != nil {
-		stop()
-		return nil, nil, err
-	}
-	return cp, stop, nil
-}
-
-// runScreen runs the screen on a started cockpit until the human quits or
-// a signal ends ctx (through tea.WithContext: the program stops and gives
-// the terminal back), then closes the cockpit (every pane gets its hang-up;
-// the workers write terminal sidecars). A signal is the screen's normal
-// end, as quitting is: exit 0.
-func runScreen(ctx context.Context, cp *engine.Engine, prefix string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	app := tui.New(tui.Config{
-		Manager:  cp.Manager(),
-		Prefix:   prefix,
-		NoColor:  tui.NoColorFromEnv(),
-		LeadPane: cp.LeadPane(),
-		Context:  ctx,
-		Actions: tui.Actions{
-			ClosePane:  func(id string) { _ = cp.ClosePane(id, "closed from the screen") },
-			AnswerGate: cp.AnswerGate,
-		},
-	})
-	prog := tea.NewProgram(app, append(tui.ProgramOptions(), tea.WithContext(ctx))...)
-	events, stop := cp.Subscribe()
-	go func() {
-		for ev := range events {
-			prog.Send(ev)
-		}
-	}()
-	_, runErr := prog.Run()
-	if errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil {
-		runErr = nil // stopped by a signal
-	}
-	app.Stop()
-	stop()
-	if err := cp.Close(); err != nil && runErr == nil {
 		return err
 	}
-	return runErr
+	p, err := attach.LocalParams(in, false)
+	if err != nil {
+		return err
+	}
+	sock := control.SocketPath(run)
+	conn, hello, err := dialScreen(o.Ctx, sock, "open", p)
+	switch {
+	case errors.Is(err, control.ErrNoCockpit):
+		// No engine serves the run: start one (it reconciles what an
+		// earlier one left), then attach to it.
+		self, serr := selfPath()
+		if serr != nil {
+			return serr
+		}
+		args := engineArgs(run.Root.Dir(), run.Manifest.Display, "", p.Cols, p.Rows, o.Prefix, o.Lead)
+		if err := spawnEngine(self, args, engineLog(run)); err != nil {
+			return err
+		}
+		conn, hello, err = dialScreen(o.Ctx, sock, "open", p)
+	case err == nil && o.LeadGiven:
+		fmt.Fprintf(o.IO.Err, "cockpit open: an engine already serves this run (pid %d); attaching to it, the lead command is ignored (it is only used when an engine starts)\n", hello.PID)
+	}
+	if err != nil {
+		return err
+	}
+	back := fmt.Sprintf("cockpit attach --project-root %s --run-manifest %s", shellQuote(run.Root.Dir()), shellQuote(run.Manifest.Display))
+	return runClient(o.IO, conn, in, out, p, hello, back)
 }

@@ -142,7 +142,10 @@ func TestOpenLeadDrivesPanes(t *testing.T) {
 		t.Errorf("the torn-down verifier's reason: %q", r)
 	}
 	s.keys("q")
+	s.waitFor("Detach, or end the run?", 5*time.Second)
+	s.keys("e")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
-		t.Fatalf("cockpit open exited %s after q", code)
+		t.Fatalf("cockpit open exited %s after q e", code)
 	}
+	l.waitEngineGone()
 }

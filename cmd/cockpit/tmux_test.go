@@ -136,7 +136,7 @@ func readExit(t *testing.T, path string, d time.Duration) string {
 
 // TestDemoScreen runs `cockpit demo` in a real 160×48 terminal: every pane
 // title shows, the counts go from pending=4 done=0 to done=4, focus and
-// zoom keys work, and q ends the program cleanly.
+// zoom keys work, and q e ends the run and the program cleanly.
 func TestDemoScreen(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit := exitFile(t)
@@ -187,8 +187,10 @@ func TestDemoScreen(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("The demo is over", 20*time.Second)
 	s.keys("q")
+	s.waitFor("Detach, or end the run?", 5*time.Second)
+	s.keys("e")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
-		t.Fatalf("cockpit demo exited %s after q", code)
+		t.Fatalf("cockpit demo exited %s after q e", code)
 	}
 }
 

@@ -147,7 +147,7 @@ func TestUsageErrors(t *testing.T) {
 // take no --json: the screen, the demo, replay's screen dump, the worker
 // wrapper and its helpers (a pane's program), and cobra's own.
 var notHeadless = []string{
-	"cockpit open", "cockpit demo", "cockpit demo lead", "cockpit replay",
+	"cockpit open", "cockpit attach", "cockpit engine", "cockpit demo", "cockpit demo lead", "cockpit replay",
 	"cockpit worker exec", "cockpit worker sim", "cockpit worker tail",
 	"cockpit help", "cockpit completion bash", "cockpit completion zsh", "cockpit completion fish", "cockpit completion powershell",
 }
@@ -177,7 +177,7 @@ func TestEveryHeadlessCommandTakesJSON(t *testing.T) {
 	slices.Sort(seen)
 	want := []string{
 		"approval-decision carry", "approval-decision open", "approval-decision option", "approval-decision resolve",
-		"events", "gate ask", "gate report-authoring", "lead-progress append", "serve",
+		"events", "gate ask", "gate report-authoring", "lead-progress append", "ls", "serve", "stop",
 		"team await", "team dispatch", "team reclaim", "team teardown",
 		"user-response show", "user-response write", "wizard", "worker-dispatch", "worker-liveness",
 	}

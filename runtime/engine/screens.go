@@ -83,6 +83,5 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 	return control.AttachResult{ScreenID: id}, serve, nil
 }
 
-
 // Run is the run the engine serves.
 func (c *Engine) Run() *state.Run { return c.run }

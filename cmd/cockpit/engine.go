@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/okstra/cockpit/runtime/engine"
+	"github.com/okstra/cockpit/runtime/registry"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/tui"
+	"github.com/okstra/cockpit/tui/attach"
+	"github.com/okstra/cockpit/tui/host"
+)
+
+// engineLogName is the engine's log, in the run's state directory.
+const engineLogName = "cockpit-engine.log"
+
+// engineReadyTimeout bounds how long open waits for a starting engine.
+const engineReadyTimeout = 10 * time.Second
+
+// EngineOptions are the flags of the hidden `engine` command: the daemon
+// `open` starts.
+type EngineOptions struct {
+	IO         *IOStreams
+	Run        runFlags
+	Lead       []string // nil: no lead pane
+	Socket     string
+	Prefix     string
+	Cols, Rows int
+	ReadyFD    int
+	RemoveDir  string // removed when the engine ends (the demo's temp dir)
+}
+
+// NewCmdEngine parses `engine`; runF (engineRun when nil) does it.
+func NewCmdEngine(f *Factory, runF func(*EngineOptions) error) *cobra.Command {
+	opts := &EngineOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:    "engine --project-root <dir> --run-manifest <path> [--ready-fd N] [--lead -- <cmd>...]",
+		Short:  "The run's engine without a terminal, serving attached screens (started by open)",
+		Hidden: true,
+		// It catches SIGTERM and SIGINT itself and ignores SIGHUP: the
+		// terminal that launched it may go, the engine stays.
+		Annotations: map[string]string{annotationOwnSignals: "true"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if (dash < 0 && len(args) > 0) || dash > 0 {
+				return &usageError{fmt.Errorf("unexpected argument %q; put the lead command after --lead --", args[0])}
+			}
+			opts.Lead = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return engineRun(opts)
+		},
+	}
+	opts.Run.add(f, cmd)
+	cmd.Flags().Bool("lead", false, "the lead command follows after --")
+	cmd.Flags().StringVar(&opts.Socket, "socket", "", "the control socket (default: the run's)")
+	cmd.Flags().StringVar(&opts.Prefix, "prefix", f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix), "the key that leaves a pane")
+	cmd.Flags().IntVar(&opts.Cols, "cols", 0, "the first screen's columns, so panes start at their size")
+	cmd.Flags().IntVar(&opts.Rows, "rows", 0, "the first screen's rows")
+	cmd.Flags().IntVar(&opts.ReadyFD, "ready-fd", 0, "an inherited pipe to write one line on: ok, or why the engine did not start")
+	cmd.Flags().StringVar(&opts.RemoveDir, "remove-dir", "", "a directory to remove when the engine ends (the demo's)")
+	return cmd
+}
+
+// engineRun is the daemon: it starts the engine with a screen host,
+// registers it, says it is ready, and serves until the run is ended (a
+// screen, cockpit stop) or SIGTERM/SIGINT; SIGHUP is ignored.
+func engineRun(o *EngineOptions) (err error) {
+	signal.Ignore(syscall.SIGHUP)
+	ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stopSignals()
+	var ready *os.File
+	if o.ReadyFD > 0 {
+		ready = os.NewFile(uintptr(o.ReadyFD), "ready")
+	}
+	say := func(line string) {
+		if ready != nil {
+			fmt.Fprintln(ready, line)
+			ready.Close()
+			ready = nil
+		}
+	}
+	defer func() {
+		if err != nil {
+			say(err.Error())
+		}
+	}()
+	if o.RemoveDir != "" {
+		defer os.RemoveAll(o.RemoveDir)
+	}
+	h := host.New(o.Prefix)
+	cp, removeShim, err := startEngine(&o.Run, o.Lead, func(c *engine.Config) {
+		c.Socket, c.ScreenCols, c.ScreenRows, c.Attach = o.Socket, o.Cols, o.Rows, h.Attach
+	})
+	if err != nil {
+		return err
+	}
+	defer removeShim()
+	h.SetEngine(cp)
+	run := cp.Run()
+	reg, err := registry.Register(registry.Entry{
+		PID: os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
+		TaskKey: run.Manifest.TaskKey, Started: cp.Started(), Log: filepath.Join(run.StateDir(), engineLogName),
+	})
+	if err != nil {
+		cp.Close()
+		return err
+	}
+	defer reg.Close()
+	fmt.Fprintf(o.IO.Err, "%s cockpit engine: pid %d serving %s at %s\n", time.Now().Format(time.RFC3339), os.Getpid(), run.Manifest.Display, cp.SocketPath())
+	say("ok")
+	why := "the run was ended"
+	select {
+	case <-cp.Stopping():
+	case <-ctx.Done():
+		why = "the engine was stopped by a signal"
+	}
+	fmt.Fprintf(o.IO.Err, "%s cockpit engine: %s; closing the panes\n", time.Now().Format(time.RFC3339), why)
+	h.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: why}, 5*time.Second)
+	return cp.Close()
+}
+
+// startEngine starts the engine on the run with lead in its lead pane (none
+// when empty), the okstra shim first on the lead's PATH; tune adjusts the
+// config. stop removes the shim once the engine is closed.
+func startEngine(r *runFlags, lead []string, tune func(*engine.Config)) (cp *engine.Engine, stop func(), err error) {
+	run, err := r.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	self, err := selfPath()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := engine.Config{Run: run, Self: self, Lead: lead}
+	if tune != nil {
+		tune(&cfg)
+	}
+	stop = func() {}
+	if len(lead) > 0 {
+		shim, removeShim, err := okstraShim(self)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.LeadPath, stop = []string{shim}, removeShim
+	}
+	if cp, err = engine.Start(cfg); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return cp, stop, nil
+}
+
+// spawnEngine starts `self engine args...` as a daemon: its own session,
+// stdin /dev/null, stdout and stderr appended to logPath, and waits for
+// the line it writes on the inherited ready pipe (at most
+// engineReadyTimeout). An engine that says anything but ok, or exits
+// without a word, is an error naming its log.
+func spawnEngine(self string, args []string, logPath string) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		w.Close()
+		return err
+	}
+	defer devnull.Close()
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("open the engine's log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(self, append([]string{"engine", "--ready-fd", "3"}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("start the engine: %w", err)
+	}
+	go cmd.Wait() // reaped while we live; init's afterwards
+	line := make(chan string, 1)
+	go func() {
+		l, err := bufio.NewReader(r).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			l = ""
+		}
+		line <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-line:
+		switch l {
+		case "ok":
+			return nil
+		case "":
+			return fmt.Errorf("the engine exited before it was ready; see %s", logPath)
+		default:
+			return errors.New(l)
+		}
+	case <-time.After(engineReadyTimeout):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		return fmt.Errorf("the engine was not ready after %s; see %s", engineReadyTimeout, logPath)
+	}
+}
+
+// engineArgs are the engine's flags for a run (and its lead, if any).
+func engineArgs(root, manifest, socket string, cols, rows int, prefix string, lead []string) []string {
+	args := []string{"--project-root", root, "--run-manifest", manifest, "--prefix", prefix}
+	if socket != "" {
+		args = append(args, "--socket", socket)
+	}
+	if cols > 0 && rows > 0 {
+		args = append(args, "--cols", strconv.Itoa(cols), "--rows", strconv.Itoa(rows))
+	}
+	if len(lead) > 0 {
+		args = append(append(args, "--lead", "--"), lead...)
+	}
+	return args
+}
+
+// engineLog is the engine's log path for run.
+func engineLog(run *state.Run) string { return filepath.Join(run.StateDir(), engineLogName) }

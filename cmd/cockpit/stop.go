@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/okstra/cockpit/runtime/control"
+)
+
+// stopWait bounds how long stop waits for the engine to go (its panes'
+// close grace, the settling of the run).
+const stopWait = 60 * time.Second
+
+// StopOptions are the flags of `stop`.
+type StopOptions struct {
+	IO     *IOStreams
+	Ctx    context.Context
+	Target engineTarget
+	JSON   bool
+}
+
+// NewCmdStop parses `stop`; runF (stopRun when nil) does it.
+func NewCmdStop(f *Factory, runF func(*StopOptions) error) *cobra.Command {
+	opts := &StopOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "stop [--project-root <dir> --run-manifest <path> | --socket <path>]",
+		Short: "End a run's engine from anywhere: close its panes, end its screens",
+		Long: `stop ends the run an engine serves, as "end the run" on its screen does: every
+pane is closed (each worker writes a terminal sidecar), every attached screen
+ends with "the run was ended", and the engine exits. It returns once the engine
+is gone. Without flags it stops your only live engine.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return stopRun(opts)
+		},
+	}
+	opts.Target.add(f, cmd)
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func stopRun(o *StopOptions) error {
+	sock, err := o.Target.resolve(o.IO.Err)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(o.Ctx, 10*time.Second)
+	defer cancel()
+	c, err := control.Dial(ctx, sock, "stop")
+	if err != nil {
+		return err
+	}
+	hello := c.Hello
+	err = c.Call(ctx, control.MethodStop, struct{}{}, nil)
+	c.Close()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(stopWait)
+	for !processGone(hello.PID) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the engine (pid %d) is still running %s after stop; see its log", hello.PID, stopWait)
+		}
+		select {
+		case <-o.Ctx.Done():
+			return o.Ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, map[string]any{"pid": hello.PID, "runManifest": hello.RunManifest, "projectRoot": hello.ProjectRoot, "stopped": true})
+	}
+	fmt.Fprintf(o.IO.Out, "stopped the engine of %s (pid %d)\n", hello.RunManifest, hello.PID)
+	return nil
+}
+
+// processGone says whether pid has exited (gone, or a zombie nobody has
+// reaped yet).
+func processGone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return true
+	}
+	st := data[i+2]
+	return st == 'Z' || st == 'X'
+}
