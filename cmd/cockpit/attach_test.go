@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/state"
+)
+
+// detachScript is the lead of TestDetachAndAttach: a batch of slow
+// workers, then (after go1) await, reclaim and a verifier that hangs, then
+// whatever reaches the lead pane's input lands in typed.txt.
+const detachScript = `#!/bin/sh
+set -u
+cd %[4]s
+step() { : > "$1.done"; while [ ! -f "$2" ]; do sleep 0.05; done; }
+cockpit team dispatch --jobs-file %[2]s > d1.out 2>&1
+step s1 go1
+cockpit team await > a1.out 2>&1
+cockpit team reclaim > r1.out 2>&1
+cockpit team dispatch --dispatch-kind reverify-r1 --jobs-file %[3]s > d2.out 2>&1
+: > s2.done
+exec cat > typed.txt
+`
+
+// engineList is `cockpit ls --json` for the test's registry.
+func engineList(t *testing.T, reg string) []engineInfo {
+	t.Helper()
+	res := cockpit(t, t.TempDir(), []string{"COCKPIT_REGISTRY=" + reg}, "ls", "--json")
+	if res.code != 0 {
+		t.Fatalf("ls --json: %d %s", res.code, res.stderr)
+	}
+	var infos []engineInfo
+	if err := json.Unmarshal([]byte(res.stdout), &infos); err != nil {
+		t.Fatalf("ls --json printed %q: %v", res.stdout, err)
+	}
+	return infos
+}
+
+// attachClient runs `cockpit attach args...` in its own terminal (tmux
+// server) on the test's registry; its exit status lands in the returned
+// file.
+func attachClient(t *testing.T, reg string, cols, rows int, args ...string) (*tmuxSession, string) {
+	t.Helper()
+	exit := exitFile(t)
+	return newTmux(t, cols, rows, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s attach %s; echo $? > %s; sleep 600",
+		reg, cockpitBin, strings.Join(args, " "), exit)), exit
+}
+
+// TestDetachAndAttach is issue 11's run that outlives its terminal, in real
+// terminals: open with a lead that dispatches slow workers; ctrl+b d — the
+// client exits 0 with the line that says how to come back, and the workers
+// go on to completed sidecars; ls shows the engine; attach shows the same
+// titles and timeline; a second, read-only client at another size cannot
+// type into the lead pane while the first can; killing the read-only
+// client's terminal leaves the engine and its panes alone; q e ends the
+// run: terminal sidecars, no engine, no socket.
+func TestDetachAndAttach(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
+	root, env := paneRun(t)
+	sock := strings.TrimPrefix(env[0], "COCKPIT_SOCKET=")
+	for _, p := range []string{fixture.CodexPrompt, fixture.AntigravityPrompt, fixture.ClaudePrompt} {
+		fixture.SetBehaviour(t, root, p, "ok-8s")
+	}
+	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
+		return fmt.Sprintf(detachScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)
+	})
+	s, reg := l.s, l.registry
+	titles := func(scr string) bool {
+		return titleLine(scr, "Codex analyser") != "" && titleLine(scr, "Antigravity analyser") != "" && titleLine(scr, "Claude analyser") != ""
+	}
+	l.waitStep("s1")
+	s.waitScreen("three worker panes", 10*time.Second, titles)
+	if l.sidecarDone(fixture.ClaudePrompt) {
+		t.Fatal("a slow worker finished before the detach; the test cannot show they go on")
+	}
+
+	// 1. Detach: the client exits 0 and says how to come back.
+	s.keys("C-b", "d")
+	if code := readExit(t, l.exit, 20*time.Second); code != "0" {
+		t.Fatalf("open exited %s after ctrl+b d:\n%s", code, s.screen())
+	}
+	scr := s.waitFor("to come back", 5*time.Second)
+	if want := fmt.Sprintf("detached from %s; `cockpit attach --project-root %s --run-manifest %s` to come back", fixture.RunManifest, root, fixture.RunManifest); !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
+		t.Errorf("the come-back line is not %q:\n%s", want, scr)
+	}
+	// The workers go on without a screen.
+	waitFor(t, "the workers to complete while detached", 40*time.Second, func() bool {
+		return l.sidecarDone(fixture.CodexPrompt) && l.sidecarDone(fixture.AntigravityPrompt) && l.sidecarDone(fixture.ClaudePrompt)
+	})
+	for _, p := range []string{fixture.CodexPrompt, fixture.AntigravityPrompt, fixture.ClaudePrompt} {
+		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(p)), "s")
+		if sc == nil || sc.Status != state.StatusCompleted {
+			t.Fatalf("%s: sidecar %+v, want completed", p, sc)
+		}
+	}
+
+	// 2. ls shows the engine, with no screen.
+	infos := engineList(t, reg)
+	if len(infos) != 1 || infos[0].RunManifest != fixture.RunManifest || infos[0].ProjectRoot != root || infos[0].Screens != 0 || infos[0].Panes != 4 || infos[0].Error != "" {
+		t.Fatalf("ls --json: %+v", infos)
+	}
+	pid := infos[0].PID
+
+	// 3. attach (no flags: the only engine) shows the same titles and the timeline.
+	a, exitA := attachClient(t, reg, 160, 48)
+	a.waitScreen("the worker panes again", 10*time.Second, titles)
+	a.waitFor("phase-4-dispatch worker=Claude worker", 10*time.Second)
+	l.proceed("go1")
+	l.waitStep("s2")
+	a.waitScreen("the verifier pane", 20*time.Second, func(scr string) bool {
+		return titleLine(scr, "Codex verifier") != "" && titleLine(scr, "Claude analyser") == ""
+	})
+
+	// 4. A read-only client at another size: it shows the panes, and
+	// cannot type into the lead pane.
+	b, exitB := attachClient(t, reg, 100, 30, "--read-only")
+	scrB := b.waitScreen("the verifier pane on the read-only client", 10*time.Second, func(scr string) bool {
+		return titleLine(scr, "Codex verifier") != "" && strings.Contains(scr, "read-only")
+	})
+	for i, line := range strings.Split(strings.TrimRight(scrB, "\n"), "\n") {
+		if w := len([]rune(line)); w > 100 {
+			t.Errorf("row %d of the 100-column client is %d wide", i, w)
+		}
+	}
+	if n := engineList(t, reg)[0].Screens; n != 2 {
+		t.Errorf("ls counts %d screens, want 2", n)
+	}
+	b.keys("Enter")
+	b.waitFor("read-only screen", 5*time.Second)
+	b.typeText("from-b")
+	b.keys("Enter")
+	// The writable client types into the lead pane (focused at start).
+	a.keys("Enter")
+	a.typeText("from-a")
+	a.keys("Enter")
+	waitFor(t, "the writable client's line in the lead's input", 10*time.Second, func() bool {
+		return strings.Contains(l.file("typed.txt"), "from-a")
+	})
+	if got := l.file("typed.txt"); strings.Contains(got, "from-b") {
+		t.Fatalf("the read-only client typed into the lead pane: %q", got)
+	}
+	a.keys("C-b")
+
+	// 5. Killing the read-only client's terminal leaves the engine alone.
+	if out, err := b.cmd("kill-server").CombinedOutput(); err != nil {
+		t.Fatalf("kill the read-only client's tmux: %v: %s", err, out)
+	}
+	waitFor(t, "the killed client's screen to go", 10*time.Second, func() bool {
+		in := engineList(t, reg)
+		return len(in) == 1 && in[0].Screens == 1
+	})
+	if in := engineList(t, reg); in[0].PID != pid || in[0].Panes != 2 {
+		t.Fatalf("after a client's terminal was killed: %+v (engine pid %d before)", in, pid)
+	}
+	_ = exitB
+	if l.sidecarDone(fixture.ReverifyPrompt) {
+		t.Fatal("the hanging verifier ended when a client's terminal was killed")
+	}
+
+	// 6. q e ends the run: every pane closed with a terminal sidecar, the
+	// engine gone with its socket.
+	a.keys("q")
+	a.waitFor("Detach, or end the run?", 5*time.Second)
+	a.keys("e")
+	if code := readExit(t, exitA, 30*time.Second); code != "0" {
+		t.Fatalf("attach exited %s after q e:\n%s", code, a.screen())
+	}
+	l.waitEngineGone()
+	if !l.sidecarDone(fixture.ReverifyPrompt) {
+		t.Error("the verifier has no terminal sidecar after the run ended")
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket %s is still there (%v)", sock, err)
+	}
+	if in := engineList(t, reg); len(in) != 0 {
+		t.Errorf("ls after the run ended: %+v", in)
+	}
+}
+
+// TestEngineKilledUnderAClient: SIGKILL of the engine ends an attached
+// client with one line and a non-zero status, and the next open
+// reconciles the run (a new engine settles what the dead one left).
+func TestEngineKilledUnderAClient(t *testing.T) {
+	t.Parallel()
+	root, env := paneRun(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang")
+	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 120, 40, func(work string) string {
+		return fmt.Sprintf("#!/bin/sh\ncd %s\ncockpit team dispatch --jobs-file %s > d1.out 2>&1\n: > s1.done\nexec sleep 600\n", work, fixture.JobsInitial)
+	})
+	l.waitStep("s1")
+	l.s.waitScreen("the worker panes", 10*time.Second, func(scr string) bool { return titleLine(scr, "Codex analyser") != "" })
+	pids := registeredPIDs(l.registry)
+	if len(pids) != 1 {
+		t.Fatalf("registered engines: %v", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := readExit(t, l.exit, 20*time.Second); code == "0" {
+		t.Fatalf("open exited 0 when its engine was killed")
+	}
+	scr := l.s.waitFor("the engine is gone", 5*time.Second)
+	if !strings.Contains(strings.ReplaceAll(scr, "\n", ""), "cockpit open --project-root "+root) {
+		t.Errorf("the client does not say how to reconcile:\n%s", scr)
+	}
+	// The next open reconciles: a new engine, the hung worker's dispatch
+	// settled or followed, the screen up.
+	exit := exitFile(t)
+	s := newTmux(t, 120, 40, nil, fmt.Sprintf("cd %s && env PATH=%s %s COCKPIT_REGISTRY=%s %s open --project-root %s --run-manifest %s; echo $? > %s; sleep 600",
+		l.work, fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), l.registry, cockpitBin, root, fixture.RunManifest, exit))
+	s.waitFor("● lead", 20*time.Second)
+	waitFor(t, "a new engine", 10*time.Second, func() bool { p := registeredPIDs(l.registry); return len(p) == 1 && p[0] != pids[0] })
+	s.keys("q")
+	s.waitFor("Detach, or end the run?", 5*time.Second)
+	s.keys("e")
+	if code := readExit(t, exit, 30*time.Second); code != "0" {
+		t.Fatalf("the second open exited %s after q e", code)
+	}
+	l.waitEngineGone()
+	ts := readTeamState(t, root)
+	for _, d := range ts.WorkerDispatches {
+		if !state.IsTerminal(d.Status) {
+			t.Errorf("%s is %s after the run ended", d.DispatchID, d.Status)
+		}
+	}
+}
