@@ -1,0 +1,176 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/panes/vt"
+	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/engine"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/tui/attach"
+)
+
+// client is one attached screen read as a terminal would show it.
+type client struct {
+	t    *testing.T
+	conn io.ReadWriteCloser
+
+	mu   sync.Mutex
+	term *vt.Emulator
+	exit *attach.Outcome
+	done chan struct{}
+}
+
+func attachTo(t *testing.T, sock string, cols, rows int, readOnly bool) *client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, r, _, _, err := control.DialAttach(ctx, sock, "test", control.AttachParams{Cols: cols, Rows: rows, Env: []string{"TERM=xterm-256color"}, ReadOnly: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client{t: t, conn: attach.Buffered(nc, r), term: vt.New(cols, rows), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		dec := attach.NewDecoder(c.conn)
+		for {
+			f, err := dec.Next()
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			switch f.Type {
+			case attach.FrameOutput:
+				_, _ = c.term.Write(bytes.ReplaceAll(f.Payload, []byte("\n"), []byte("\r\n")))
+			case attach.FrameExit:
+				o := f.Outcome()
+				c.exit = &o
+			}
+			c.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { c.conn.Close() })
+	return c
+}
+
+func (c *client) screen() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, rows := c.term.Size()
+	var b []byte
+	for y := range rows {
+		b = append(c.term.AppendLine(b, y, false), '\n')
+	}
+	return string(b)
+}
+
+func (c *client) waitFor(want string) {
+	c.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(c.screen(), want) {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the screen never showed %q:\n%s", want, c.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (c *client) typeBytes(s string) {
+	c.t.Helper()
+	if _, err := c.conn.Write(attach.AppendFrame(nil, attach.FrameInput, []byte(s))); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// ended waits for the exit frame and the end of the connection.
+func (c *client) ended() attach.Outcome {
+	c.t.Helper()
+	select {
+	case <-c.done:
+	case <-time.After(15 * time.Second):
+		c.t.Fatalf("the session did not end:\n%s", c.screen())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exit == nil {
+		c.t.Fatal("the connection ended without an exit frame")
+	}
+	return *c.exit
+}
+
+// TestHostServesScreens runs a real engine with a host over its real
+// socket: a screen shows the run, detaching leaves its view for the next
+// screen, ending the run from a screen closes Stopping, and EndAll ends
+// every other screen as run-ended.
+func TestHostServesScreens(t *testing.T) {
+	root := fixture.Copy(t)
+	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
+	run, err := state.LoadRun(root, fixture.RunManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "ckh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s", "cockpit.sock")
+	h := New("")
+	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,
+		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec sleep 600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetEngine(eng)
+	defer eng.Close()
+
+	a := attachTo(t, sock, 120, 40, false)
+	a.waitFor("lead-is-here")
+	a.waitFor("● lead")
+	a.typeBytes("t") // hide the timeline: a view state to come back
+	a.typeBytes("\x02d")
+	if o := a.ended(); o.Reason != attach.ReasonDetached {
+		t.Fatalf("ctrl+b d ended the screen with %+v", o)
+	}
+	h.mu.Lock()
+	last := h.last
+	h.mu.Unlock()
+	if last == nil || !last.HideTimeline {
+		t.Fatalf("the detached screen left %+v", last)
+	}
+	if h.Screens() != 0 {
+		t.Fatalf("%d screens after the detach", h.Screens())
+	}
+
+	b := attachTo(t, sock, 100, 30, false)
+	c := attachTo(t, sock, 80, 24, true)
+	b.waitFor("lead-is-here")
+	c.waitFor("read-only")
+	b.typeBytes("q")
+	b.waitFor("Detach, or end the run?")
+	b.typeBytes("e")
+	if o := b.ended(); o.Reason != attach.ReasonRunEnded {
+		t.Fatalf("q e ended the screen with %+v", o)
+	}
+	select {
+	case <-eng.Stopping():
+	case <-time.After(5 * time.Second):
+		t.Fatal("ending the run from a screen did not stop the engine")
+	}
+	h.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: "the run was ended"}, 5*time.Second)
+	if o := c.ended(); o.Reason != attach.ReasonRunEnded || o.Message != "the run was ended" {
+		t.Fatalf("the other screen ended with %+v", o)
+	}
+	if h.Screens() != 0 {
+		t.Fatalf("%d screens after EndAll", h.Screens())
+	}
+}
