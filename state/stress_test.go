@@ -2,14 +2,90 @@ package state
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 )
+
+// envStress makes the test binary the stress writer (stressMain): the
+// cross-process test re-executes it with the variable set, instead of
+// building a writer program.
+const envStress = "COCKPIT_STATE_TEST_STRESS"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envStress) == "1" {
+		os.Exit(stressMain(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// stressMain is the writer process: -writers goroutines that each append
+// -each dispatches to a team-state and -each checkpoints to a ledger
+// through this package, the way cockpit commands do. It returns the exit
+// code.
+func stressMain(args []string) int {
+	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
+	teamState := fs.String("team-state", "", "team-state file")
+	ledger := fs.String("ledger", "", "lead-events ledger")
+	writers := fs.Int("writers", 64, "concurrent writers")
+	each := fs.Int("each", 100, "records per writer and file")
+	tag := fs.String("tag", "g", "prefix of this process's dispatch ids")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := stressWrite(*teamState, *ledger, *writers, *each, *tag); err != nil {
+		fmt.Fprintln(os.Stderr, "stress:", err)
+		return 1
+	}
+	return 0
+}
+
+// stressWrite runs writers goroutines pairs: one appends each dispatches
+// <tag><writer>-<n> to the team-state, the other each checkpoints of writer
+// <tag><writer> to the ledger. It returns the first error.
+func stressWrite(teamState, ledger string, writers, each int, tag string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				id := fmt.Sprintf("%s%02d-%03d", tag, w, i)
+				err := UpdateTeamState(teamState, "team-state", "stress", func(ts *TeamState) error {
+					ts.WorkerDispatches = append(ts.WorkerDispatches, Dispatch{DispatchID: id, Status: "completed"})
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				ev, err := NewEvent("stress", "phase-5-poll", "", [][2]string{{"writer", fmt.Sprintf("%s%02d", tag, w)}, {"n", fmt.Sprint(i)}}, "")
+				if err == nil {
+					err = AppendEvents(ledger, ev)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
 
 const foreignTeamState = `{
   "teamName": "stress",
@@ -97,16 +173,39 @@ func seedStress(t *testing.T) (string, string) {
 	return teamState, ledger
 }
 
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
 // TestConcurrentWritersFullLoad runs the full load — 64 writers × 100
-// records to one team-state and one ledger — in a helper built without the
-// race detector (so it runs at the speed users see), and then a smaller load
-// from eight processes at once, so the lock is exercised across goroutines
-// and across processes.
+// records to one team-state and one ledger — in a writer process (this test
+// binary, re-executed), and beside it a smaller load from eight processes at
+// once, so the lock is exercised across goroutines and across processes.
+//
+// Every write rewrites a file that grows to about 1 MB, so the load costs
+// the square of the records: 12,800 writes take about 15 s at the speed
+// users see, and eight times that under the race detector, which now
+// watches the writer processes too. Under -race the 64 writers write 16
+// records each (the cost of 100 at 1/40th); the full 64 × 100 is the
+// non-race run (`go test -run ConcurrentWriters ./state`).
 func TestConcurrentWritersFullLoad(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "stress")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/stress")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build stress helper: %v\n%s", err, out)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatalf("find the test binary to run as the writer: %v", err)
+	}
+	each := 100
+	if raceEnabled() {
+		each = 16
 	}
 	run := func(t *testing.T, writers, each int, tags []string) {
 		teamState, ledger := seedStress(t)
@@ -119,6 +218,7 @@ func TestConcurrentWritersFullLoad(t *testing.T) {
 				defer wg.Done()
 				cmd := exec.Command(bin, "-team-state", teamState, "-ledger", ledger,
 					"-writers", fmt.Sprint(writers), "-each", fmt.Sprint(each), "-tag", tag)
+				cmd.Env = append(os.Environ(), envStress+"=1")
 				outs[i], errs[i] = cmd.CombinedOutput()
 			}()
 		}
@@ -130,8 +230,12 @@ func TestConcurrentWritersFullLoad(t *testing.T) {
 		}
 		checkStress(t, teamState, ledger, writers, each, tags)
 	}
-	t.Run("64 goroutines x 100", func(t *testing.T) { run(t, 64, 100, []string{"g"}) })
+	t.Run(fmt.Sprintf("64 goroutines x %d", each), func(t *testing.T) {
+		t.Parallel()
+		run(t, 64, each, []string{"g"})
+	})
 	t.Run("8 processes x 8 goroutines x 10", func(t *testing.T) {
+		t.Parallel()
 		run(t, 8, 10, []string{"a", "b", "c", "d", "e", "f", "g", "h"})
 	})
 }
@@ -141,40 +245,7 @@ func TestConcurrentWritersFullLoad(t *testing.T) {
 func TestConcurrentWritersRace(t *testing.T) {
 	teamState, ledger := seedStress(t)
 	const writers, each = 64, 8
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*writers)
-	for w := 0; w < writers; w++ {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				id := fmt.Sprintf("r%02d-%03d", w, i)
-				if err := UpdateTeamState(teamState, "team-state", "stress", func(ts *TeamState) error {
-					ts.WorkerDispatches = append(ts.WorkerDispatches, Dispatch{DispatchID: id, Status: "completed"})
-					return nil
-				}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				ev, err := NewEvent("stress", "phase-5-poll", "", [][2]string{{"writer", fmt.Sprintf("r%02d", w)}, {"n", fmt.Sprint(i)}}, "")
-				if err == nil {
-					err = AppendEvents(ledger, ev)
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := stressWrite(teamState, ledger, writers, each, "r"); err != nil {
 		t.Fatal(err)
 	}
 	checkStress(t, teamState, ledger, writers, each, []string{"r"})
