@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -81,6 +82,13 @@ wait $p
 func TestCLIWrapperPassesTheCausesSignalOn(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
+			// A test run under nohup (or as a background job) starts with
+			// the signal ignored, and an ignored signal stays ignored in
+			// every child, where the stand-in's shell cannot even trap it.
+			// Catching it here makes the children start with the default.
+			caught := make(chan os.Signal, 1)
+			signal.Notify(caught, sig)
+			defer signal.Stop(caught)
 			run, b := cliBatch(t)
 			dir := t.TempDir()
 			self := filepath.Join(dir, "cockpit")
