@@ -84,34 +84,6 @@ var wizardScripts = []struct {
 	}},
 }
 
-// wizardActions splits the steps into the keys a person sends before
-// looking at the screen: each action ends with an Enter (or the script).
-func wizardActions(steps []wizardStep) [][]wizardStep {
-	var out [][]wizardStep
-	var cur []wizardStep
-	for _, st := range steps {
-		if st.text != "" {
-			cur = append(cur, st)
-			continue
-		}
-		var run []string
-		for _, key := range st.keys {
-			run = append(run, key)
-			if key == "Enter" {
-				cur = append(cur, k(run...))
-				out, cur, run = append(out, cur), nil, nil
-			}
-		}
-		if len(run) > 0 {
-			cur = append(cur, k(run...))
-		}
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
-}
-
 type wizardOutcome struct {
 	Outcome struct {
 		RenderArgv []string `json:"renderArgv"`
@@ -161,26 +133,25 @@ func TestWizardInATerminal(t *testing.T) {
 					project, strings.Join(env, " "), cockpitBin, project, lang, exit))
 				s.waitScreen("the wizard", 15*time.Second, func(scr string) bool { return strings.TrimSpace(scr) != "" })
 				sawOutside, sawSplit := false, false
-				// Act as a person does: keys up to an Enter, then look at
-				// the screen until it has answered, then the next keys.
-				// Only Enter ends a step through a command the program
-				// runs after the key (the form's next field or group);
-				// the keys before it (moves, space, typed text) change the
-				// form as they are read, in order, so they go together.
-				for _, action := range wizardActions(sc.steps) {
+				// Act as a person does: one key, then look at the screen
+				// until it has answered, then the next.
+				act := func(send func()) {
 					before := s.screen()
-					for _, st := range action {
-						if st.text != "" {
-							s.typeText(st.text)
-						} else {
-							s.keys(st.keys...)
-						}
-					}
+					send()
 					s.settle(before)
 					// Refusals wrap across lines: read the screen as one line.
 					scr := strings.Join(strings.Fields(s.screen()), " ")
 					sawOutside = sawOutside || strings.Contains(scr, "is not in this run's roster")
 					sawSplit = sawSplit || strings.Contains(scr, "one worker id carries one model")
+				}
+				for _, st := range sc.steps {
+					if st.text != "" {
+						act(func() { s.typeText(st.text) })
+						continue
+					}
+					for _, key := range st.keys {
+						act(func() { s.keys(key) })
+					}
 				}
 				if code := readExit(t, exit, 20*time.Second); code != "0" {
 					t.Fatalf("wizard exited %s; screen:\n%s", code, s.screen())
