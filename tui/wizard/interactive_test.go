@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -58,7 +59,10 @@ func loadScenarios(t *testing.T) []scenario {
 
 // driver feeds key messages to the model and runs the commands they return,
 // as a program would, but synchronously. A command that does not answer
-// within cmdWait is a timer (a cursor blink) and is dropped.
+// within cmdWait is a timer (a cursor blink) and is dropped. The tests run
+// the driver in a synctest bubble, where that wait is on the bubble's
+// clock: it passes the moment every goroutine is blocked, so a blink costs
+// no real time and a command that answers always answers first.
 type driver struct {
 	t *testing.T
 	m *Model
@@ -76,6 +80,9 @@ func newDriver(t *testing.T, lang string, w, h int) *driver {
 		t.Fatal(err)
 	}
 	d := &driver{t: t, m: m}
+	// The blinks the driver dropped still wait on the bubble's clock; let
+	// it run past them so their goroutines end with the test.
+	t.Cleanup(func() { time.Sleep(time.Minute) })
 	d.run(m.Init())
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
@@ -160,9 +167,17 @@ func (d *driver) screen() string {
 // rewrites it).
 func (d *driver) snap(name string) {
 	d.t.Helper()
-	s := d.screen()
-	d.t.Run(name, func(t *testing.T) { golden.RequireEqual(t, s) })
+	golden.RequireEqual(namedTB{d.t, d.t.Name() + "/" + name}, d.screen())
 }
+
+// namedTB is a test under another name: golden's file name. (A synctest
+// bubble may not start subtests.)
+type namedTB struct {
+	testing.TB
+	name string
+}
+
+func (n namedTB) Name() string { return n.name }
 
 // scripts drive the form through the three scenarios of workers/setup.
 var scripts = map[string]func(d *driver){
@@ -307,31 +322,41 @@ func TestInteractive(t *testing.T) {
 		for _, lang := range setup.Languages {
 			t.Run(sc.Name+"_"+lang, func(t *testing.T) {
 				t.Parallel()
-				d := newDriver(t, lang, 80, 30)
-				scripts[sc.Name](d)
-				o, err := d.m.Outcome()
-				if err != nil || o == nil {
-					t.Fatalf("no outcome: %v (at %s)", err, d.m.Step())
-				}
-				if !reflect.DeepEqual(o.RenderArgv, sc.Argv) {
-					t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.Argv)
-				}
-				opts := testOptions(lang)
-				opts.AnswersFile = sc.Answers
-				want, err := setup.Run(opts.Options)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if o.JSON() != want.JSON() {
-					t.Fatalf("the form and the answers file differ:\n%s\n---\n%s", o.JSON(), want.JSON())
-				}
+				synctest.Test(t, func(t *testing.T) { interactive(t, sc, lang) })
 			})
 		}
 	}
 }
 
+// interactive drives the form through sc in lang and compares the outcome
+// with the answers file's.
+func interactive(t *testing.T, sc scenario, lang string) {
+	d := newDriver(t, lang, 80, 30)
+	scripts[sc.Name](d)
+	o, err := d.m.Outcome()
+	if err != nil || o == nil {
+		t.Fatalf("no outcome: %v (at %s)", err, d.m.Step())
+	}
+	if !reflect.DeepEqual(o.RenderArgv, sc.Argv) {
+		t.Fatalf("renderArgv\n got %q\nwant %q", o.RenderArgv, sc.Argv)
+	}
+	opts := testOptions(lang)
+	opts.AnswersFile = sc.Answers
+	want, err := setup.Run(opts.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.JSON() != want.JSON() {
+		t.Fatalf("the form and the answers file differ:\n%s\n---\n%s", o.JSON(), want.JSON())
+	}
+}
+
 func TestInteractiveBackAndQuit(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, interactiveBackAndQuit)
+}
+
+func interactiveBackAndQuit(t *testing.T) {
 	d := newDriver(t, "en", 80, 30)
 	d.enter() // an empty key is refused
 	d.expect(setup.StepTaskKey)
@@ -366,6 +391,10 @@ func TestInteractiveBackAndQuit(t *testing.T) {
 
 func TestInteractiveResizeAndAltScreen(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, interactiveResizeAndAltScreen)
+}
+
+func interactiveResizeAndAltScreen(t *testing.T) {
 	d := newDriver(t, "ko", 80, 30)
 	v := d.m.View()
 	if !v.AltScreen {
