@@ -30,6 +30,15 @@ cockpit team dispatch --dispatch-kind reverify-r1 --jobs-file %[3]s > d2.out 2>&
 exec cat > typed.txt
 `
 
+// waitJoined waits for text on the screen with its rows joined (a long
+// line the terminal wrapped).
+func (s *tmuxSession) waitJoined(text string, d time.Duration) string {
+	s.t.Helper()
+	return s.waitScreen(fmt.Sprintf("%q", text), d, func(scr string) bool {
+		return strings.Contains(strings.ReplaceAll(scr, "\n", ""), text)
+	})
+}
+
 // engineList is `cockpit ls --json` for the test's registry.
 func engineList(t *testing.T, reg string) []engineInfo {
 	t.Helper()
@@ -88,7 +97,7 @@ func TestDetachAndAttach(t *testing.T) {
 	if code := readExit(t, l.exit, 20*time.Second); code != "0" {
 		t.Fatalf("open exited %s after ctrl+b d:\n%s", code, s.screen())
 	}
-	scr := s.waitFor("to come back", 5*time.Second)
+	scr := s.waitJoined("to come back", 5*time.Second)
 	if want := fmt.Sprintf("detached from %s; `cockpit attach --project-root %s --run-manifest %s` to come back", fixture.RunManifest, root, fixture.RunManifest); !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
 		t.Errorf("the come-back line is not %q:\n%s", want, scr)
 	}
@@ -210,7 +219,7 @@ func TestEngineKilledUnderAClient(t *testing.T) {
 	if code := readExit(t, l.exit, 20*time.Second); code == "0" {
 		t.Fatalf("open exited 0 when its engine was killed")
 	}
-	scr := l.s.waitFor("the engine is gone", 5*time.Second)
+	scr := l.s.waitJoined("the engine is gone", 5*time.Second)
 	if !strings.Contains(strings.ReplaceAll(scr, "\n", ""), "cockpit open --project-root "+root) {
 		t.Errorf("the client does not say how to reconcile:\n%s", scr)
 	}

@@ -136,11 +136,12 @@ func readExit(t *testing.T, path string, d time.Duration) string {
 
 // TestDemoScreen runs `cockpit demo` in a real 160×48 terminal: every pane
 // title shows, the counts go from pending=4 done=0 to done=4, focus and
-// zoom keys work, and q e ends the run and the program cleanly.
+// zoom keys work, ctrl+b d detaches and cockpit attach brings it back as it
+// was, and q e ends the run, the program and the engine cleanly.
 func TestDemoScreen(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
-	exit := exitFile(t)
-	s := newTmux(t, 160, 48, nil, fmt.Sprintf("%s demo; echo $? > %s; sleep 600", cockpitBin, exit))
+	exit, reg := exitFile(t), engineRegistry(t)
+	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
 	labels := []string{"● lead", "Codex analyser · sim", "Antigravity analyser · sim", "Claude analyser · sim", "Grok analyser · sim"}
 	scr := s.waitScreen("every pane title", 20*time.Second, func(scr string) bool {
 		for _, l := range labels {
@@ -171,6 +172,23 @@ func TestDemoScreen(t *testing.T) {
 	s.waitScreen("the grid back", 5*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "Codex analyser") && strings.Contains(scr, "Grok analyser")
 	})
+	// The demo detaches (its engine and workers go on) and comes back on
+	// another terminal, as it was: the Codex pane focused.
+	s.keys("C-b", "d")
+	if code := readExit(t, exit, 20*time.Second); code != "0" {
+		t.Fatalf("cockpit demo exited %s after ctrl+b d", code)
+	}
+	scr = s.waitJoined("to come back", 5*time.Second)
+	if !strings.Contains(strings.ReplaceAll(scr, "\n", ""), "`cockpit attach --socket ") {
+		t.Errorf("the demo's come-back line:\n%s", scr)
+	}
+	s, exit = attachClient(t, reg, 160, 48)
+	scr = s.waitScreen("the demo again", 10*time.Second, func(scr string) bool {
+		return titleLine(scr, "Codex analyser") != "" && titleLine(scr, "Grok analyser") != ""
+	})
+	if !focusedTitle(scr, "Codex analyser") {
+		t.Errorf("the Codex pane should still be focused after attaching again:\n%s", scr)
+	}
 	// The batch settles and the lead reclaims the finished panes.
 	s.waitFor("pending=0 done=4", 40*time.Second)
 	s.waitFor("phase-batch-cleanup panes=4", 20*time.Second)
@@ -190,8 +208,9 @@ func TestDemoScreen(t *testing.T) {
 	s.waitFor("Detach, or end the run?", 5*time.Second)
 	s.keys("e")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
-		t.Fatalf("cockpit demo exited %s after q e", code)
+		t.Fatalf("cockpit attach (the demo) exited %s after q e", code)
 	}
+	waitFor(t, "the demo's engine to exit", 30*time.Second, func() bool { return len(registeredPIDs(reg)) == 0 })
 }
 
 // settle waits, after an action, for the screen to differ from before and
