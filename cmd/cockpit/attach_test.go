@@ -244,3 +244,69 @@ func TestEngineKilledUnderAClient(t *testing.T) {
 		}
 	}
 }
+
+// TestServeListedAndStopped: two `serve` engines register; ls lists both
+// with their status; attach and stop without flags refuse to choose (exit
+// 2, the engines listed on stderr); stop --socket ends one — serve exits 0
+// once it is gone — and ls lists the other; with none left, attach and stop
+// say so (exit 1).
+func TestServeListedAndStopped(t *testing.T) {
+	t.Parallel()
+	reg := engineRegistry(t)
+	rootA, envA := paneRun(t)
+	rootB, envB := paneRun(t)
+	a := startServe(t, rootA, append(envA, "COCKPIT_REGISTRY="+reg))
+	b := startServe(t, rootB, append(envB, "COCKPIT_REGISTRY="+reg))
+	regEnv := []string{"COCKPIT_REGISTRY=" + reg}
+	infos := engineList(t, reg)
+	if len(infos) != 2 {
+		t.Fatalf("ls lists %d engines: %+v", len(infos), infos)
+	}
+	roots := map[string]bool{}
+	for _, in := range infos {
+		roots[in.ProjectRoot] = true
+		if in.Error != "" || in.RunManifest != fixture.RunManifest || in.Panes != 0 || in.Screens != 0 || in.Gates == nil || in.Started.IsZero() {
+			t.Errorf("ls: %+v", in)
+		}
+	}
+	if !roots[rootA] || !roots[rootB] {
+		t.Fatalf("ls lists roots %v, want %s and %s", roots, rootA, rootB)
+	}
+	plain := cockpit(t, rootA, regEnv, "ls")
+	if plain.code != 0 || !strings.Contains(plain.stdout, "PENDING/DONE") || strings.Count(plain.stdout, fixture.RunManifest) != 2 {
+		t.Fatalf("ls: %d\n%s%s", plain.code, plain.stdout, plain.stderr)
+	}
+	several := cockpit(t, rootA, regEnv, "stop")
+	if several.code != 2 || !strings.Contains(several.stderr, "2 engines are running; choose one") || strings.Count(several.stderr, fixture.RunManifest) != 2 {
+		t.Fatalf("stop with two engines: %d\n%s", several.code, several.stderr)
+	}
+	stop := cockpit(t, rootA, regEnv, "stop", "--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET="), "--json")
+	if stop.code != 0 || !strings.Contains(stop.stdout, `"stopped": true`) {
+		t.Fatalf("stop --socket: %d\n%s%s", stop.code, stop.stdout, stop.stderr)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve is still running after stop returned")
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("serve exited %d after stop", code)
+	}
+	if in := engineList(t, reg); len(in) != 1 || in[0].ProjectRoot != rootB {
+		t.Fatalf("ls after one stop: %+v", in)
+	}
+	// The run's flags (and its COCKPIT_SOCKET, as in its lead pane) name the other one.
+	if r := cockpit(t, rootB, append(regEnv, envB...), runArgs(rootB, "stop")...); r.code != 0 || !strings.Contains(r.stdout, "stopped the engine of "+fixture.RunManifest) {
+		t.Fatalf("stop --run-manifest: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	<-b.done
+	for _, args := range [][]string{{"stop"}, {"ls"}} {
+		r := cockpit(t, rootA, regEnv, args...)
+		if args[0] == "stop" && (r.code != 1 || !strings.Contains(r.stderr, "no cockpit engine is running")) {
+			t.Errorf("stop with no engine: %d %s", r.code, r.stderr)
+		}
+		if args[0] == "ls" && (r.code != 0 || r.stdout != "no cockpit engine is running\n") {
+			t.Errorf("ls with no engine: %d %q", r.code, r.stdout)
+		}
+	}
+}
