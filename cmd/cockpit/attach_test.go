@@ -175,7 +175,22 @@ func TestDetachAndAttach(t *testing.T) {
 		t.Fatal("the hanging verifier ended when a client's terminal was killed")
 	}
 
-	// 6. q e ends the run: every pane closed with a terminal sidecar, the
+	// 6. open on a run an engine serves attaches to it, saying its lead
+	// command is not used.
+	exitC := exitFile(t)
+	c := newTmux(t, 120, 40, nil, fmt.Sprintf("env PATH=%s %s COCKPIT_REGISTRY=%s %s open --project-root %s --run-manifest %s --lead -- /bin/false; echo $? > %s; sleep 600",
+		fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), reg, cockpitBin, root, fixture.RunManifest, exitC))
+	c.waitScreen("the verifier pane on the second open", 10*time.Second, func(scr string) bool { return titleLine(scr, "Codex verifier") != "" })
+	c.keys("C-b", "d")
+	if code := readExit(t, exitC, 20*time.Second); code != "0" {
+		t.Fatalf("the second open exited %s after ctrl+b d", code)
+	}
+	c.waitJoined("the lead command is ignored", 5*time.Second)
+	if in := engineList(t, reg); len(in) != 1 || in[0].PID != pid {
+		t.Fatalf("a second open started an engine: %+v", in)
+	}
+
+	// 7. q e ends the run: every pane closed with a terminal sidecar, the
 	// engine gone with its socket.
 	a.keys("q")
 	a.waitFor("Detach, or end the run?", 5*time.Second)
