@@ -69,8 +69,9 @@ func attachClient(t *testing.T, reg string, cols, rows int, args ...string) (*tm
 // go on to completed sidecars; ls shows the engine; attach shows the same
 // titles and timeline; a second, read-only client at another size cannot
 // type into the lead pane while the first can; killing the read-only
-// client's terminal leaves the engine and its panes alone; q e ends the
-// run: terminal sidecars, no engine, no socket.
+// client's terminal leaves the engine and its panes alone; a second open
+// attaches and says its lead command is ignored; q e ends the run:
+// terminal sidecars, no engine, no socket.
 func TestDetachAndAttach(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
