@@ -326,3 +326,23 @@ func TestServeListedAndStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenEngineFailsToStart: an engine that cannot start (its socket would
+// be in a shared directory) says why on its ready pipe; open prints that
+// one line and exits 1, and nothing stays registered.
+func TestOpenEngineFailsToStart(t *testing.T) {
+	t.Parallel()
+	root, _ := paneRun(t)
+	reg := engineRegistry(t)
+	exit := exitFile(t)
+	sock := filepath.Join(os.TempDir(), fmt.Sprintf("cockpit-shared-%d.sock", time.Now().UnixNano()))
+	s := newTmux(t, 120, 40, nil, fmt.Sprintf("env PATH=%s COCKPIT_SOCKET=%s COCKPIT_REGISTRY=%s %s open --project-root %s --run-manifest %s; echo $? > %s; sleep 600",
+		fixture.PathWith(fixture.FakeBin(t)), sock, reg, cockpitBin, root, fixture.RunManifest, exit))
+	if code := readExit(t, exit, 20*time.Second); code != "1" {
+		t.Fatalf("open exited %s when its engine could not start:\n%s", code, s.screen())
+	}
+	s.waitJoined("cockpit open: socket directory "+os.TempDir()+" is shared", 5*time.Second)
+	if p := registeredPIDs(reg); len(p) != 0 {
+		t.Fatalf("engines registered: %v", p)
+	}
+}
