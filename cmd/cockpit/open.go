@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -91,9 +92,9 @@ func openRun(o *OpenOptions) error {
 			return serr
 		}
 		args := engineArgs(run.Root.Dir(), run.Manifest.Display, "", p.Cols, p.Rows, o.Prefix, o.Lead)
-		if err := spawnEngine(self, args, engineLog(run)); err != nil {
+		if err := spawnEngine(self, args, engineLog(run)); err != nil && !strings.Contains(err.Error(), control.ErrServing.Error()) {
 			return err
-		}
+		} // else another open started one meanwhile: attach to it
 		conn, hello, err = dialScreen(o.Ctx, sock, "open", p)
 	case err == nil && o.LeadGiven:
 		fmt.Fprintf(o.IO.Err, "cockpit open: an engine already serves this run (pid %d); attaching to it, the lead command is ignored (it is only used when an engine starts)\n", hello.PID)

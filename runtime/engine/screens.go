@@ -64,9 +64,11 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 	}
 	c.screenN++
 	id := "screen-" + strconv.Itoa(c.screenN)
-	c.screens++
 	c.mu.Unlock()
 	serve := func(ctx context.Context, conn io.ReadWriteCloser) {
+		c.mu.Lock()
+		c.screens++
+		c.mu.Unlock()
 		defer func() {
 			if r := recover(); r != nil {
 				log.Printf("cockpit engine: %s panicked: %v\n%s", id, r, debug.Stack())
