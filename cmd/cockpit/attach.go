@@ -91,11 +91,11 @@ machine: ssh -t host cockpit attach.`,
 }
 
 func attachRun(o *AttachOptions) error {
-	in, out, err := screenTerminal(o.IO, "attach")
+	sock, err := o.Target.resolve(o.IO.Err)
 	if err != nil {
 		return err
 	}
-	sock, err := o.Target.resolve(o.IO.Err)
+	in, out, err := screenTerminal(o.IO)
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,11 @@ func attachRun(o *AttachOptions) error {
 
 // screenTerminal are the command's stdin and stdout when both are a
 // terminal; a screen needs one.
-func screenTerminal(s *IOStreams, cmd string) (in, out *os.File, err error) {
+func screenTerminal(s *IOStreams) (in, out *os.File, err error) {
 	in, _ = s.In.(*os.File)
 	out, _ = s.Out.(*os.File)
 	if in == nil || out == nil || !s.IsStdinTTY() || !s.IsStdoutTTY() {
-		return nil, nil, fmt.Errorf("%s needs a terminal on stdin and stdout (cockpit serve runs an engine without one)", cmd)
+		return nil, nil, fmt.Errorf("the screen needs a terminal on stdin and stdout (`cockpit serve` runs an engine without one; `ssh -t` gives a remote command a terminal)")
 	}
 	return in, out, nil
 }

@@ -292,9 +292,15 @@ func TestServeListedAndStopped(t *testing.T) {
 	if plain.code != 0 || !strings.Contains(plain.stdout, "PENDING/DONE") || strings.Count(plain.stdout, fixture.RunManifest) != 2 {
 		t.Fatalf("ls: %d\n%s%s", plain.code, plain.stdout, plain.stderr)
 	}
-	several := cockpit(t, rootA, regEnv, "stop")
-	if several.code != 2 || !strings.Contains(several.stderr, "2 engines are running; choose one") || strings.Count(several.stderr, fixture.RunManifest) != 2 {
-		t.Fatalf("stop with two engines: %d\n%s", several.code, several.stderr)
+	for _, cmd := range []string{"stop", "attach"} {
+		several := cockpit(t, rootA, regEnv, cmd)
+		if several.code != 2 || !strings.Contains(several.stderr, "cockpit "+cmd+": 2 engines are running; choose one") || strings.Count(several.stderr, fixture.RunManifest) != 2 {
+			t.Fatalf("%s with two engines: %d\n%s", cmd, several.code, several.stderr)
+		}
+	}
+	// Without a terminal, attach to a chosen engine says it needs one.
+	if r := cockpit(t, rootA, regEnv, "attach", "--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET=")); r.code != 1 || !strings.Contains(r.stderr, "cockpit attach: the screen needs a terminal on stdin and stdout") {
+		t.Fatalf("attach without a terminal: %d %s", r.code, r.stderr)
 	}
 	stop := cockpit(t, rootA, regEnv, "stop", "--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET="), "--json")
 	if stop.code != 0 || !strings.Contains(stop.stdout, `"stopped": true`) {
@@ -316,10 +322,10 @@ func TestServeListedAndStopped(t *testing.T) {
 		t.Fatalf("stop --run-manifest: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	<-b.done
-	for _, args := range [][]string{{"stop"}, {"ls"}} {
+	for _, args := range [][]string{{"stop"}, {"attach"}, {"ls"}} {
 		r := cockpit(t, rootA, regEnv, args...)
-		if args[0] == "stop" && (r.code != 1 || !strings.Contains(r.stderr, "no cockpit engine is running")) {
-			t.Errorf("stop with no engine: %d %s", r.code, r.stderr)
+		if args[0] != "ls" && (r.code != 1 || !strings.Contains(r.stderr, "cockpit "+args[0]+": no cockpit engine is running")) {
+			t.Errorf("%s with no engine: %d %s", args[0], r.code, r.stderr)
 		}
 		if args[0] == "ls" && (r.code != 0 || r.stdout != "no cockpit engine is running\n") {
 			t.Errorf("ls with no engine: %d %q", r.code, r.stdout)

@@ -123,7 +123,7 @@ func demoHeadless(o *DemoOptions) error {
 // run a copy of the cockpit kept in the demo's dir, which the engine
 // removes when the run ends (unless --keep).
 func demoScreen(o *DemoOptions) error {
-	in, out, err := screenTerminal(o.IO, "demo")
+	in, out, err := screenTerminal(o.IO)
 	if err != nil {
 		return err
 	}

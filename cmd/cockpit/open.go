@@ -73,7 +73,7 @@ func openRun(o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := screenTerminal(o.IO, "open")
+	in, out, err := screenTerminal(o.IO)
 	if err != nil {
 		return err
 	}
