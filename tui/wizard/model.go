@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,9 +70,57 @@ func (m *Model) Outcome() (*setup.Outcome, error) {
 	return m.outcome, nil
 }
 
-// Init starts the first form.
+// Init starts the first form. The size comes by itself: bubbletea sends
+// it at start on a terminal (RunTUI needs one).
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.form.Init(), tea.RequestWindowSize)
+	return startForm(m.form)
+}
+
+// sizeRequest is the message of tea.RequestWindowSize.
+var sizeRequest = tea.RequestWindowSize()
+
+// startForm is form.Init without the window size request huh's Init ends
+// with. The model gives the form its size itself (build, Update), and
+// bubbletea answers each request with a size check on a goroutine of its
+// own that writes the program's size unguarded: two requests in flight at
+// once — a form's, delayed behind its cursor blink in huh's sequence, and
+// the next step's — are a data race that ends a race-detector build.
+func startForm(form *huh.Form) tea.Cmd {
+	return dropSizeRequests(form.Init())
+}
+
+// dropSizeRequests runs cmd and drops a size request among the messages
+// it yields, looking into batches and sequences.
+func dropSizeRequests(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		msg := cmd()
+		if msg == sizeRequest {
+			return nil
+		}
+		if b, ok := msg.(tea.BatchMsg); ok {
+			out := make(tea.BatchMsg, len(b))
+			for i, c := range b {
+				out[i] = dropSizeRequests(c)
+			}
+			return out
+		}
+		// tea.Sequence's message is an unexported slice of commands;
+		// the program runs them in order, and so does the copy.
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+			cmds := make([]tea.Cmd, v.Len())
+			for i := range cmds {
+				cmds[i] = dropSizeRequests(v.Index(i).Interface().(tea.Cmd))
+			}
+			if seq := tea.Sequence(cmds...); seq != nil {
+				return seq()
+			}
+			return nil
+		}
+		return msg
+	}
 }
 
 // formSize is the room the form gets inside the frame.
@@ -99,7 +148,7 @@ func (m *Model) build(step setup.StepID) tea.Cmd {
 	w, h := m.formSize()
 	m.formH = h
 	m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return m.form.Init()
+	return startForm(m.form)
 }
 
 // next is the step after the current one, given the answers so far.
