@@ -451,3 +451,55 @@ func TestInteractiveColourFollowsNoColor(t *testing.T) {
 		t.Fatalf("a foreground colour with NO_COLOR set: %q", c)
 	}
 }
+
+// TestFormStartAsksNoSize checks that starting a step's form asks
+// bubbletea for no window size (huh's Init does; two requests in flight
+// race in bubbletea), while the form still gets its size from the model.
+func TestFormStartAsksNoSize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		defer time.Sleep(time.Minute) // let the dropped blinks end
+		// asks reports whether cmd, run as the program runs it, yields
+		// a size request.
+		var asks func(cmd tea.Cmd) bool
+		asks = func(cmd tea.Cmd) bool {
+			if cmd == nil {
+				return false
+			}
+			got := make(chan tea.Msg, 1)
+			go func() { got <- cmd() }()
+			var msg tea.Msg
+			select {
+			case msg = <-got:
+			case <-time.After(cmdWait):
+				return false
+			}
+			if msg == tea.RequestWindowSize() {
+				return true
+			}
+			if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+				for i := 0; i < v.Len(); i++ {
+					if asks(v.Index(i).Interface().(tea.Cmd)) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		m, err := New(testOptions("en"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !asks(m.form.Init()) {
+			t.Fatal("huh's Init no longer asks for the size; the filter can go")
+		}
+		if asks(m.Init()) {
+			t.Fatal("the wizard's first form asks for the size")
+		}
+		// Every step's form starts through build.
+		for _, step := range []setup.StepID{setup.StepTaskGroup, setup.StepWorkers, setup.StepRoleModels} {
+			if asks(m.build(step)) {
+				t.Fatalf("the form of %s asks for the size", step)
+			}
+		}
+	})
+}
