@@ -4,6 +4,8 @@
 // the RunView, queues the human's gates and serves the control socket. Its
 // events reach screens and `cockpit events` through one broker. Files by
 // concern: engine.go (lifecycle), panes.go, gates.go, refresh.go (classify
-// → settle → build view), broker.go, socket.go. It draws nothing and
-// catches no signals: its caller ends it (Close).
+// → settle → build view), broker.go, socket.go, screens.go (attached
+// screens through the Config.Attach hook, status, stop). It draws nothing
+// and catches no signals: its caller ends it (Close); Stop only asks the
+// caller to (Stopping).
 package engine
