@@ -205,6 +205,7 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 		return nil, fmt.Errorf("start pane: %w", err)
 	}
 
+	resetInheritedIgnores()
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = paneEnv(cfg.Env, id)

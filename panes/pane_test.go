@@ -3,7 +3,10 @@ package panes
 import (
 	"context"
 	"errors"
+	"os"
+	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -439,5 +442,36 @@ func TestInputQueueBounded(t *testing.T) {
 	}
 	if _, err := p.Write([]byte("small")); err != nil {
 		t.Fatalf("small write: %v", err)
+	}
+}
+
+// A signal this process ignores (a cockpit started under nohup, an engine
+// that ignores its launching terminal's SIGHUP) is not handed to the
+// panes' programs as ignored: Close's SIGHUP still ends them at once.
+func TestPaneProgramsStartWithDefaultSignals(t *testing.T) {
+	// Not reset afterwards: the package keeps catching it, as the engine
+	// does for its whole life, and later tests' programs must not care.
+	signal.Ignore(syscall.SIGHUP)
+	m := NewManager()
+	p := openHelper(t, m, Config{Cols: 80, Rows: 24}, "winch")
+	waitScreen(t, p, "size=80x24")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := p.Status(); st.Signal != syscall.SIGHUP {
+		t.Fatalf("status = %v, want signal SIGHUP: the program inherited SIGHUP ignored", st)
+	}
+	// This process still shrugs SIGHUP off: it is caught (and dropped),
+	// not back at its default action.
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			if v, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err != nil || v&(1<<(syscall.SIGHUP-1)) == 0 {
+				t.Fatalf("SIGHUP is not caught by this process (SigCgt %s, %v)", mask, err)
+			}
+		}
 	}
 }
