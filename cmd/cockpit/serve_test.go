@@ -332,7 +332,10 @@ func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
 	waitFor(t, "the slow worker to start and the quick ones to end", 20*time.Second, func() bool {
 		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.CodexPrompt)), "s")
 		a, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.AntigravityPrompt)), "s")
-		return sc != nil && sc.Status == "started" && a != nil && state.IsTerminal(a.Status)
+		c, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.ClaudePrompt)), "s")
+		// Every quick one must have ended: one still running when the
+		// cockpit starts rightly gets a pane of its own.
+		return sc != nil && sc.Status == "started" && a != nil && state.IsTerminal(a.Status) && c != nil && state.IsTerminal(c.Status)
 	})
 	s := startServe(t, root, env)
 	var opened []string
