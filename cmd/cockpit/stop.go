@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,7 +67,10 @@ func stopRun(o *StopOptions) error {
 	hello := c.Hello
 	err = c.Call(ctx, control.MethodStop, struct{}{}, nil)
 	c.Close()
-	if err != nil {
+	// An engine that is ending may close the connection before its reply
+	// is out: a dropped connection after the request says it is going, and
+	// the wait below tells whether it went.
+	if err != nil && !connectionDropped(err) {
 		return err
 	}
 	deadline := time.Now().Add(stopWait)
@@ -82,6 +89,12 @@ func stopRun(o *StopOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "stopped the engine of %s (pid %d)\n", hello.RunManifest, hello.PID)
 	return nil
+}
+
+// connectionDropped says whether err is the connection ending rather than
+// a reply.
+func connectionDropped(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // processGone says whether pid has exited (gone, or a zombie nobody has

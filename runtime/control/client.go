@@ -151,6 +151,14 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	select {
 	case rep := <-ch:
 		if rep.Error != nil {
+			// A reply made up by fail: the connection's own error keeps
+			// its cause (io.EOF when the server hung up).
+			c.mu.Lock()
+			lost := c.err
+			c.mu.Unlock()
+			if lost != nil && rep.Error.Code == CodeFailed && rep.Error.Message == lost.Error() {
+				return lost
+			}
 			return rep.Error
 		}
 		if out != nil && len(rep.Result) > 0 {
