@@ -53,3 +53,5 @@ require (
 )
 
 tool honnef.co/go/tools/cmd/staticcheck
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea

@@ -1,0 +1,96 @@
+package tea
+
+import (
+	"time"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// This file is the cockpit's patch to bubbletea v2.1.1 (see README.md in
+// this directory). Upstream's renderer goroutine runs a time.Ticker at the
+// program's FPS for its whole life: an idle program wakes 30–60 times a
+// second to find nothing to draw, which on a small VM costs ~0.8–1.3% of a
+// core. Here the renderer sleeps until something changed and flushes at
+// most once per frame interval, so an idle program does not wake at all and
+// the first change after a quiet spell is drawn at once.
+
+// wakeRenderer tells the render loop there may be something to flush. It
+// never blocks; wakes that arrive while one is pending are coalesced.
+func (p *Program) wakeRenderer() {
+	select {
+	case p.renderWake <- struct{}{}:
+	default:
+	}
+}
+
+// renderLoop flushes the program's output buffer and the renderer when
+// woken, no more often than once per frame, until stopRenderer.
+func (p *Program) renderLoop(frame time.Duration) {
+	timer := time.NewTimer(0) // the first frame, at once
+	armed := true
+	var last time.Time
+	for {
+		select {
+		case <-p.rendererDone:
+			timer.Stop()
+			return
+		case <-p.renderWake:
+			if armed {
+				continue
+			}
+			armed = true
+			timer.Reset(max(frame-time.Since(last), 0))
+		case <-timer.C:
+			armed = false
+			last = time.Now()
+			_ = p.flush()
+			_ = p.renderer.flush(false)
+		}
+	}
+}
+
+// wakingRenderer wakes the render loop after every call that can change
+// what the next flush writes.
+type wakingRenderer struct {
+	renderer
+	wake func()
+}
+
+func (w *wakingRenderer) render(v View) { w.renderer.render(v); w.wake() }
+func (w *wakingRenderer) reset()        { w.renderer.reset(); w.wake() }
+func (w *wakingRenderer) clearScreen()  { w.renderer.clearScreen(); w.wake() }
+func (w *wakingRenderer) resize(width, height int) {
+	w.renderer.resize(width, height)
+	w.wake()
+}
+
+func (w *wakingRenderer) insertAbove(s string) error {
+	defer w.wake()
+	return w.renderer.insertAbove(s)
+}
+
+func (w *wakingRenderer) setSyncdUpdates(v bool) {
+	w.renderer.setSyncdUpdates(v)
+	w.wake()
+}
+
+func (w *wakingRenderer) setWidthMethod(m ansi.Method) {
+	w.renderer.setWidthMethod(m)
+	w.wake()
+}
+
+func (w *wakingRenderer) setColorProfile(cp colorprofile.Profile) {
+	w.renderer.setColorProfile(cp)
+	w.wake()
+}
+
+func (w *wakingRenderer) writeString(s string) (int, error) {
+	defer w.wake()
+	return w.renderer.writeString(s)
+}
+
+func (w *wakingRenderer) onMouse(m MouseMsg) Cmd {
+	defer w.wake()
+	return w.renderer.onMouse(m)
+}
