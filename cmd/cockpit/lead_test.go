@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -55,7 +56,7 @@ func engineRegistry(t *testing.T) string {
 	t.Cleanup(func() {
 		for _, pid := range registeredPIDs(dir) {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
-			if !poll(30*time.Second, func() bool { return processGone(pid) }) {
+			if !poll(30*time.Second, func() bool { return !watch.ProcessAlive(pid) }) {
 				t.Errorf("engine pid %d outlived its test's SIGTERM", pid)
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}

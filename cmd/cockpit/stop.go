@@ -1,20 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/watch"
 )
 
 // stopWait bounds how long stop waits for the engine to go (its panes'
@@ -73,16 +71,8 @@ func stopRun(o *StopOptions) error {
 	if err != nil && !connectionDropped(err) {
 		return err
 	}
-	deadline := time.Now().Add(stopWait)
-	for !processGone(hello.PID) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the engine (pid %d) is still running %s after stop; see its log", hello.PID, stopWait)
-		}
-		select {
-		case <-o.Ctx.Done():
-			return o.Ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := waitGone(o.Ctx, hello.PID, stopWait); err != nil {
+		return err
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, map[string]any{"pid": hello.PID, "runManifest": hello.RunManifest, "projectRoot": hello.ProjectRoot, "stopped": true})
@@ -97,17 +87,24 @@ func connectionDropped(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
-// processGone says whether pid has exited (gone, or a zombie nobody has
-// reaped yet).
-func processGone(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// waitGone waits, on the process's pidfd (no polling), until pid has
+// exited, for at most d.
+func waitGone(ctx context.Context, pid int, d time.Duration) error {
+	w, err := watch.NewWatcher()
 	if err != nil {
-		return true
+		return err
 	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 || i+2 >= len(data) {
-		return true
+	defer w.Close()
+	w.WatchPID(pid)
+	timeout := time.After(d)
+	for w.Alive(pid) {
+		select {
+		case <-w.Events():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout:
+			return fmt.Errorf("the engine (pid %d) is still running %s after stop; see its log", pid, d)
+		}
 	}
-	st := data[i+2]
-	return st == 'Z' || st == 'X'
+	return nil
 }
