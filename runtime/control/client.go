@@ -105,8 +105,10 @@ func (c *Client) fail(err error) {
 	if c.err == nil {
 		c.err = err
 	}
+	// A pending call's channel is closed: the call then returns c.err,
+	// which keeps its cause (io.EOF when the server hung up).
 	for id, ch := range c.pending {
-		ch <- Reply{ID: id, Error: &RPCError{Code: CodeFailed, Message: c.err.Error()}}
+		close(ch)
 		delete(c.pending, id)
 	}
 	close(c.events)
@@ -149,16 +151,14 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return fmt.Errorf("send %s: %w", method, err)
 	}
 	select {
-	case rep := <-ch:
-		if rep.Error != nil {
-			// A reply made up by fail: the connection's own error keeps
-			// its cause (io.EOF when the server hung up).
+	case rep, ok := <-ch:
+		if !ok {
 			c.mu.Lock()
 			lost := c.err
 			c.mu.Unlock()
-			if lost != nil && rep.Error.Code == CodeFailed && rep.Error.Message == lost.Error() {
-				return lost
-			}
+			return lost
+		}
+		if rep.Error != nil {
 			return rep.Error
 		}
 		if out != nil && len(rep.Result) > 0 {
