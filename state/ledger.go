@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // PhaseIDs are the checkpoint ids the lead-events ledger accepts.
@@ -108,9 +109,19 @@ func (e Event) Field(name string) string {
 }
 
 // AppendEvents appends events to the JSON-lines ledger at path, under its
-// lock, atomically: the old bytes are copied into a temp file with the new
-// lines after them and renamed over the ledger, so lines written by others
-// (and members of them the cockpit does not know) stay byte for byte.
+// lock, with one write(2) on a descriptor opened O_APPEND: lines written by
+// others (and members of them the cockpit does not know) stay byte for byte,
+// and the cost does not grow with the ledger (docs/DECISIONS.md #34).
+//
+// A reader that does not take the lock may see the last line while it is
+// being written; ReadEvents ignores a last line with no newline that is not
+// yet a JSON object. A writer that died in the middle of a line leaves such
+// a torn tail, and the next append cuts it off (it was never a checkpoint);
+// a complete last line without its newline gets one.
+//
+// The ledger is not fsynced: an append is visible to every reader as soon as
+// it returns, and an operating-system crash loses at most the last
+// checkpoints, never the lines before them (the file only grows).
 func AppendEvents(path string, events ...Event) error {
 	if len(events) == 0 {
 		return nil
@@ -125,22 +136,84 @@ func AppendEvents(path string, events ...Event) error {
 		add.WriteByte('\n')
 	}
 	return WithLock(path, func() error {
-		old, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read ledger %s: %w", path, err)
+		// O_NOFOLLOW: a ledger replaced by a symlink is not followed out of
+		// the run directory.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return fmt.Errorf("append to ledger %s: %w", path, err)
 		}
-		buf := make([]byte, 0, len(old)+add.Len()+1)
-		buf = append(buf, old...)
-		if len(buf) > 0 && buf[len(buf)-1] != '\n' {
-			buf = append(buf, '\n')
+		defer f.Close()
+		lead, err := repairTail(f)
+		if err != nil {
+			return fmt.Errorf("append to ledger %s: %w", path, err)
 		}
-		buf = append(buf, add.Bytes()...)
-		return WriteFileAtomic(path, buf, 0o644)
+		buf := add.Bytes()
+		if lead {
+			buf = append([]byte{'\n'}, buf...)
+		}
+		if _, err := f.Write(buf); err != nil {
+			return fmt.Errorf("append to ledger %s: %w", path, err)
+		}
+		return f.Close()
 	})
 }
 
+// repairTail looks at the end of the ledger open in f (read-write,
+// appending, under its lock). A ledger that ends in a newline, or is empty,
+// is left alone. A last line without one is either complete (a writer that
+// does not end its lines: lead is true and the append starts with a
+// newline) or torn (a writer died mid-line: it is cut off).
+func repairTail(f *os.File) (lead bool, err error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	size := fi.Size()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return false, err
+	}
+	if last[0] == '\n' {
+		return false, nil
+	}
+	tail, start, err := lastLine(f, size)
+	if err != nil {
+		return false, err
+	}
+	if completeLine(tail) {
+		return true, nil
+	}
+	return false, f.Truncate(start)
+}
+
+// lastLine reads the bytes after the last newline of the size-byte file f
+// and the offset where they start.
+func lastLine(f *os.File, size int64) ([]byte, int64, error) {
+	for n := int64(4096); ; n *= 4 {
+		from := max(size-n, 0)
+		buf := make([]byte, size-from)
+		if _, err := f.ReadAt(buf, from); err != nil {
+			return nil, 0, err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			return buf[i+1:], from + int64(i) + 1, nil
+		}
+		if from == 0 {
+			return buf, 0, nil
+		}
+	}
+}
+
+// completeLine reports whether a ledger line without its newline is a whole
+// JSON object, not one cut short.
+func completeLine(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) > 0 && line[0] == '{' && json.Valid(line)
+}
+
 // ReadEvents reads the ledger. A missing ledger has no events. A line that
-// is not a JSON object is an error naming its line number.
+// is not a JSON object is an error naming its line number, except a last
+// line still being written (see AppendEvents).
 func ReadEvents(path, display string) ([]Event, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -148,6 +221,13 @@ func ReadEvents(path, display string) ([]Event, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read ledger %s: %w", display, err)
+	}
+	// A last line with no newline that is not yet a JSON object is being
+	// written (or was torn by a writer that died): it is not a checkpoint.
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if i := bytes.LastIndexByte(data, '\n'); !completeLine(data[i+1:]) {
+			data = data[:i+1]
+		}
 	}
 	var out []Event
 	sc := bufio.NewScanner(bytes.NewReader(data))

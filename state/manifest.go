@@ -126,7 +126,8 @@ func LoadRun(projectRoot, manifestPath string) (*Run, error) {
 	if manifestPath == "" {
 		return nil, &Error{Field: "--run-manifest", Msg: "is required; pass the run manifest's path"}
 	}
-	abs, err := root.Resolve(manifestPath, "--run-manifest")
+	dirs := map[string]string{}
+	abs, err := root.resolve(manifestPath, "--run-manifest", dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +140,14 @@ func LoadRun(projectRoot, manifestPath string) (*Run, error) {
 		return nil, err
 	}
 	run := &Run{Root: root, Manifest: m}
-	if run.TeamStatePath, err = root.Resolve(m.TeamStatePath, "teamStatePath"); err != nil {
+	if run.TeamStatePath, err = root.resolve(m.TeamStatePath, "teamStatePath", dirs); err != nil {
 		return nil, relabel(err, manifestPath)
 	}
-	if run.LeadEventsPath, err = root.Resolve(m.LeadEventsPath, "leadEventsPath"); err != nil {
+	if run.LeadEventsPath, err = root.resolve(m.LeadEventsPath, "leadEventsPath", dirs); err != nil {
 		return nil, relabel(err, manifestPath)
 	}
 	if m.RunDir != "" {
-		if run.RunDir, err = root.Resolve(m.RunDir, "runDir"); err != nil {
+		if run.RunDir, err = root.resolve(m.RunDir, "runDir", dirs); err != nil {
 			return nil, relabel(err, manifestPath)
 		}
 	} else {
@@ -154,7 +155,7 @@ func LoadRun(projectRoot, manifestPath string) (*Run, error) {
 	}
 	for _, f := range []struct{ name, p string }{{"approvalDecisionsPath", m.ApprovalDecisionsPath}, {"taskManifestPath", m.TaskManifestPath}} {
 		if f.p != "" {
-			if _, err := root.Resolve(f.p, f.name); err != nil {
+			if _, err := root.resolve(f.p, f.name, dirs); err != nil {
 				return nil, relabel(err, manifestPath)
 			}
 		}

@@ -44,6 +44,14 @@ func (r Root) Dir() string { return r.dir }
 // does exist is resolved through symlinks and must stay inside the root. what
 // names the path in errors (a file and field, or a flag).
 func (r Root) Resolve(p string, what string) (string, error) {
+	return r.resolve(p, what, nil)
+}
+
+// resolve is Resolve. With dirs (directory → where it really leads, filled
+// as it goes) the paths of one run, which share their directories, cost one
+// walk of each directory and an lstat of each file, instead of a walk from
+// the file system's root each; dirs lives as long as one LoadRun.
+func (r Root) resolve(p string, what string, dirs map[string]string) (string, error) {
 	if p == "" {
 		return "", &Error{Field: what, Msg: "is empty"}
 	}
@@ -59,7 +67,7 @@ func (r Root) Resolve(p string, what string) (string, error) {
 	// Judge where the path really leads: an absolute path may reach the
 	// root through a symlinked directory (/tmp → /private/tmp), and a
 	// relative one may leave it through a symlink inside it.
-	real, err := evalExisting(abs)
+	real, err := evalCached(abs, dirs)
 	if err != nil {
 		return "", &Error{Field: what, Msg: "resolve " + quote(p) + ": " + err.Error(), Err: err}
 	}
@@ -87,6 +95,30 @@ func within(root, p string) bool {
 		return true
 	}
 	return strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// evalCached is evalExisting, through dirs when it is not nil: a file in a
+// directory already resolved is judged by its own lstat; a file that is a
+// symlink, or any failure, goes the whole way.
+func evalCached(p string, dirs map[string]string) (string, error) {
+	if dirs == nil {
+		return evalExisting(p)
+	}
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	realDir, ok := dirs[dir]
+	if !ok {
+		d, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return evalExisting(p)
+		}
+		realDir, dirs[dir] = d, d
+	}
+	cand := filepath.Join(realDir, base)
+	fi, err := os.Lstat(cand)
+	if (err == nil && fi.Mode()&fs.ModeSymlink == 0) || errors.Is(err, fs.ErrNotExist) {
+		return cand, nil
+	}
+	return evalExisting(p)
 }
 
 // evalExisting evaluates symlinks in the longest existing prefix of p and
