@@ -30,8 +30,45 @@ type RunView struct {
 	Next *state.NextPhase
 	// Gates are the questions waiting for the human, oldest first.
 	Gates []Gate
+	// Usage is each worker's tokens and cost so far, by dispatch id, for
+	// the workers whose CLI has left evidence of them (claude's session
+	// JSONL, codex's rollout, stream-json usage objects in the pane log).
+	// Followed with fsnotify while the worker runs.
+	Usage map[string]Usage
 	// Err is the last problem reading the run's files (shown, not fatal).
 	Err string
+}
+
+// Usage is one worker's token use and what it cost.
+type Usage struct {
+	Input  int64 `json:"input"`  // input tokens not read from a cache
+	Cached int64 `json:"cached"` // input tokens read from (or written to) a cache
+	Output int64 `json:"output"` // output tokens, reasoning included
+	// Model is the model the evidence names (may differ from the
+	// dispatch's when the CLI says so).
+	Model string `json:"model,omitempty"`
+	// CostUSD is the price of the tokens above, when Priced.
+	CostUSD float64 `json:"costUsd,omitempty"`
+	// Priced is false when no price is known for Model: the screen shows
+	// "?", never a made-up figure.
+	Priced bool `json:"priced"`
+	// Source names the evidence read ("claude session", "codex rollout",
+	// "stream-json").
+	Source string `json:"source,omitempty"`
+}
+
+// TotalCost sums the priced workers' cost; unpriced is how many workers
+// used tokens at no known price (the total is then a lower bound, shown
+// with a "?").
+func (v RunView) TotalCost() (usd float64, unpriced int) {
+	for _, u := range v.Usage {
+		if u.Priced {
+			usd += u.CostUSD
+		} else if u.Input+u.Cached+u.Output > 0 {
+			unpriced++
+		}
+	}
+	return usd, unpriced
 }
 
 // TimelineEntry is one checkpoint of the ledger.
