@@ -217,9 +217,7 @@ func TestDetachAndAttach(t *testing.T) {
 func TestEngineKilledUnderAClient(t *testing.T) {
 	t.Parallel()
 	root, env := paneRun(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
+	fixture.Behaviours{Codex: "hang", Antigravity: "ok", Claude: "ok"}.Set(t, root)
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 120, 40, func(work string) string {
 		return fmt.Sprintf("#!/bin/sh\ncd %s\ncockpit team dispatch --jobs-file %s > d1.out 2>&1\n: > s1.done\nexec sleep 600\n", work, fixture.JobsInitial)
 	})

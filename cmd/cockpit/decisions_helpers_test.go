@@ -2,13 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/internal/filetest"
 	"github.com/okstra/cockpit/state/approval"
 )
 
@@ -17,38 +14,6 @@ import (
 
 // exampleResponse is the sidecar the example answers must produce.
 const exampleResponse = "../../state/approval/testdata/user-response.md"
-
-func readFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, p string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// fixedClock pins state.Now for the test; a test that calls it must not
-// run in parallel.
-func fixedClock(t *testing.T, at string) {
-	t.Helper()
-	tm, err := time.Parse(time.RFC3339, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := state.Now
-	state.Now = func() time.Time { return tm }
-	t.Cleanup(func() { state.Now = old })
-}
 
 // exampleRow is C-003 of the example ledger.
 func exampleRow() approval.Row {
@@ -76,21 +41,6 @@ func rowWithID(id string) approval.Row {
 	return r
 }
 
-// project lays out a project with one run of task dev-10860 and returns the
-// root, the report path and the run's state directory.
-func project(t *testing.T) (root, report, stateDir string) {
-	t.Helper()
-	root = t.TempDir()
-	runDir := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "feature-analysis")
-	report = filepath.Join(runDir, "reports", "final-report-feature-analysis-002.md")
-	stateDir = filepath.Join(runDir, "state")
-	writeFile(t, report, []byte("# Final report\n"))
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return root, report, stateDir
-}
-
 // earlierRun lays out an earlier run whose ledger has C-003 resolved, C-002
 // answered and C-005 (superseding C-002) resolved, with a user-response
 // sidecar answering all three; ledger is the next run's (not yet written).
@@ -99,7 +49,7 @@ func earlierRun(t *testing.T) (root, responses, ledger string) {
 	root = t.TempDir()
 	run := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "feature-analysis")
 	report := filepath.Join(run, "reports", "final-report-feature-analysis-001.md")
-	writeFile(t, report, []byte("# report\n"))
+	filetest.Write(t, report, []byte("# report\n"))
 	c3 := rowWithID("C-003")
 	c3.Status = approval.StatusResolved
 	c3.Resolution = &approval.Resolution{Disposition: "select", UserText: "Keep the legacy order", UserResponseRef: "x", ResolvedAt: "2026-11-01T00:00:00Z"}
@@ -112,7 +62,7 @@ func earlierRun(t *testing.T) (root, responses, ledger string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(run, "state", "approval-decisions-feature-analysis-001.json"), append(data, '\n'))
+	filetest.Write(t, filepath.Join(run, "state", "approval-decisions-feature-analysis-001.json"), append(data, '\n'))
 	responses, err = approval.Write(report, []approval.Answer{
 		{ClarificationID: "C-003", Answer: "Keep the legacy order"},
 		{ClarificationID: "C-002", Answer: "Sort columns alphabetically", Disposition: "select"},
@@ -136,54 +86,4 @@ func statusOf(t *testing.T, path, id string) string {
 		t.Fatalf("%s has no row %s", path, id)
 	}
 	return r.Status
-}
-
-// mustErr fails unless err's text contains every part and is one line.
-func mustErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error; want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q does not contain %q", err, p)
-		}
-	}
-	if strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error is not one line: %q", err)
-	}
-}
-
-// unchanged fails when the file's bytes differ from before, or when the
-// directory holds a file it did not hold before (a temp file left behind).
-func unchanged(t *testing.T, path string, before []byte, dirBefore []string) {
-	t.Helper()
-	after, err := os.ReadFile(path)
-	if err != nil && before != nil {
-		t.Fatal(err)
-	}
-	if string(after) != string(before) {
-		t.Fatalf("%s changed:\n--- before\n%s\n--- after\n%s", path, before, after)
-	}
-	if dirBefore != nil {
-		if got := listDir(t, filepath.Dir(path)); strings.Join(got, ",") != strings.Join(dirBefore, ",") {
-			t.Fatalf("directory changed: %v → %v", dirBefore, got)
-		}
-	}
-}
-
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".lock") {
-			continue // the lock file is created by the first writer and stays
-		}
-		out = append(out, e.Name())
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/okstra/cockpit/internal/filetest"
 	"github.com/okstra/cockpit/state/approval"
 )
 
@@ -56,8 +57,8 @@ func optionJSON(t *testing.T, o approval.Option) string {
 }
 
 func TestApprovalCommandLinesEndToEnd(t *testing.T) {
-	fixedClock(t, "2026-11-29T10:31:07Z")
-	root, report, _ := project(t)
+	filetest.FixedClock(t, "2026-11-29T10:31:07Z")
+	root, report, _ := filetest.ApprovalProject(t)
 	ledger := ".okstra/tasks/dev-10860/runs/feature-analysis/state/approval-decisions-feature-analysis-002.json"
 	ex := exampleRow()
 	open := ApprovalOpenOptions{
@@ -79,7 +80,7 @@ func TestApprovalCommandLinesEndToEnd(t *testing.T) {
 	bad := open
 	bad.ClarificationID = "C-004"
 	bad.Options = []string{optionJSON(t, ex.Options[0]), `{"role":"alternative","answr":"typo"}`}
-	mustErr(t, runOpen(bad, &out), `--option 2: is not an option object (json: unknown field "answr")`)
+	filetest.MustErr(t, runOpen(bad, &out), `--option 2: is not an option object (json: unknown field "answr")`)
 	// One option: the row is recorded, and reported incomplete (okstra: "a
 	// row that ... offers fewer than two ... is incomplete"), not refused.
 	one := bad
@@ -94,9 +95,9 @@ func TestApprovalCommandLinesEndToEnd(t *testing.T) {
 		t.Fatalf("open printed %q\nwant         %q", out.String(), want)
 	}
 	bad.Ledger = "../elsewhere.json"
-	mustErr(t, runOpen(bad, &out), "--ledger", "is outside the project root")
+	filetest.MustErr(t, runOpen(bad, &out), "--ledger", "is outside the project root")
 	bad.Ledger = ""
-	mustErr(t, runOpen(bad, &out), "--ledger: is required")
+	filetest.MustErr(t, runOpen(bad, &out), "--ledger: is required")
 
 	// show, text and JSON.
 	out.Reset()
@@ -127,22 +128,22 @@ func TestApprovalCommandLinesEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &printed); err != nil || printed["sidecar"] != approval.SidecarPath(report) {
 		t.Fatalf("write printed %s", out.String())
 	}
-	if got := string(readFile(t, approval.SidecarPath(report))); got != string(readFile(t, exampleResponse)) {
+	if got := string(filetest.Read(t, approval.SidecarPath(report))); got != string(filetest.Read(t, exampleResponse)) {
 		t.Fatalf("sidecar:\n%s", got)
 	}
 	badW := w
 	badW.ReportAuthoring = `{"status": "approved", "reason": ""}`
-	mustErr(t, runWrite(badW, &out), "--report-authoring: REPORT AUTHORING requires a Reason")
+	filetest.MustErr(t, runWrite(badW, &out), "--report-authoring: REPORT AUTHORING requires a Reason")
 	badW.ReportAuthoring = `{"status": "approved", "why": "x"}`
-	mustErr(t, runWrite(badW, &out), "--report-authoring: is not a JSON object", `unknown field "why"`)
+	filetest.MustErr(t, runWrite(badW, &out), "--report-authoring: is not a JSON object", `unknown field "why"`)
 	badW.ReportAuthoring = ""
 	badW.Answers = `{"C-003": "x"}`
-	mustErr(t, runWrite(badW, &out), "--answers: is not a JSON array of answers")
+	filetest.MustErr(t, runWrite(badW, &out), "--answers: is not a JSON array of answers")
 	badW.Answers = `[{"id": "C-003", "clarificationId": "C-004", "answer": "x"}]`
-	mustErr(t, runWrite(badW, &out), "--answers[0]: gives id C-003 and clarificationId C-004")
+	filetest.MustErr(t, runWrite(badW, &out), "--answers[0]: gives id C-003 and clarificationId C-004")
 	badW.Answers = `[]`
 	badW.PlanDecision = `{"status": "rejected"}`
-	mustErr(t, runWrite(badW, &out), "--plan-decision: PLAN DECISION rejected requires a Reason")
+	filetest.MustErr(t, runWrite(badW, &out), "--plan-decision: PLAN DECISION rejected requires a Reason")
 
 	// resolve.
 	out.Reset()
@@ -203,8 +204,8 @@ func seedOpen(root, id string) ApprovalOpenOptions {
 }
 
 func TestOpenAcceptsTheSeedCommandLineAndReportsTheRowIncomplete(t *testing.T) {
-	fixedClock(t, "2026-11-29T10:31:07Z")
-	root, report, _ := project(t)
+	filetest.FixedClock(t, "2026-11-29T10:31:07Z")
+	root, report, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	var out bytes.Buffer
 	if err := runOpen(seedOpen(root, "C-003"), &out); err != nil {
@@ -220,8 +221,8 @@ func TestOpenAcceptsTheSeedCommandLineAndReportsTheRowIncomplete(t *testing.T) {
 	var doc struct {
 		Rows []map[string]json.RawMessage `json:"rows"`
 	}
-	if err := json.Unmarshal(readFile(t, ledger), &doc); err != nil || len(doc.Rows) != 1 {
-		t.Fatalf("ledger: %v %s", err, readFile(t, ledger))
+	if err := json.Unmarshal(filetest.Read(t, ledger), &doc); err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("ledger: %v %s", err, filetest.Read(t, ledger))
 	}
 	if got := string(doc.Rows[0]["options"]); got != "[]" {
 		t.Fatalf("options stored as %s, want []", got)
@@ -279,11 +280,11 @@ func TestOpenAcceptsTheSeedCommandLineAndReportsTheRowIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = approval.RowForGate(l, seedLedger, "C-003")
-	mustErr(t, err, seedLedger+": --clarification-id: C-003 is incomplete (has 0 option(s); a row needs at least 2: one recommended, the others alternative): there is nothing the user can choose yet; add options with `cockpit approval-decision option --clarification-id C-003 --option <json>` and ask again")
+	filetest.MustErr(t, err, seedLedger+": --clarification-id: C-003 is incomplete (has 0 option(s); a row needs at least 2: one recommended, the others alternative): there is nothing the user can choose yet; add options with `cockpit approval-decision option --clarification-id C-003 --option <json>` and ask again")
 }
 
 func TestOptionCompletesAnOpenRow(t *testing.T) {
-	root, report, _ := project(t)
+	root, report, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	var out bytes.Buffer
 	if err := runOpen(seedOpen(root, "C-003"), &out); err != nil {
@@ -313,7 +314,7 @@ func TestOptionCompletesAnOpenRow(t *testing.T) {
 		t.Fatalf("a repeated option rewrote the ledger or printed %q", out.String())
 	}
 	// The alternative, from an options file: complete.
-	writeFile(t, filepath.Join(root, "opts.json"), []byte("["+optionJSON(t, ex.Options[1])+"]"))
+	filetest.Write(t, filepath.Join(root, "opts.json"), []byte("["+optionJSON(t, ex.Options[1])+"]"))
 	out.Reset()
 	if err := runOption(ApprovalOptionOptions{ProjectRoot: root, Ledger: seedLedger, ClarificationID: "C-003", OptionsFile: "opts.json"}, &out); err != nil {
 		t.Fatal(err)
@@ -336,7 +337,7 @@ func TestOptionCompletesAnOpenRow(t *testing.T) {
 }
 
 func TestOptionRefusalsChangeNothing(t *testing.T) {
-	root, _, _ := project(t)
+	root, _, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	var out bytes.Buffer
 	if err := runOpen(seedOpen(root, "C-003"), &out); err != nil {
@@ -353,15 +354,15 @@ func TestOptionRefusalsChangeNothing(t *testing.T) {
 	if _, err := approval.Resolve(ledger, "C-005", "select", "Keep", "r.md#C-005"); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(root, "notarray.json"), []byte(`{"role": "alternative"}`))
-	writeFile(t, filepath.Join(root, "badelem.json"), []byte(`[`+optionJSON(t, ex.Options[1])+`, {"role": "alternative", "answr": "x"}]`))
-	writeFile(t, filepath.Join(root, "truncated.json"), []byte(`[{"role": "alt`))
+	filetest.Write(t, filepath.Join(root, "notarray.json"), []byte(`{"role": "alternative"}`))
+	filetest.Write(t, filepath.Join(root, "badelem.json"), []byte(`[`+optionJSON(t, ex.Options[1])+`, {"role": "alternative", "answr": "x"}]`))
+	filetest.Write(t, filepath.Join(root, "truncated.json"), []byte(`[{"role": "alt`))
 	changed := ex.Options[0]
 	changed.Rationale = "another reason"
 	badReach := ex.Options[1]
 	badReach.Reach = "repo"
-	before := readFile(t, ledger)
-	dir := listDir(t, filepath.Dir(ledger))
+	before := filetest.Read(t, ledger)
+	dir := filetest.ListDir(t, filepath.Dir(ledger))
 	base := ApprovalOptionOptions{ProjectRoot: root, Ledger: seedLedger, ClarificationID: "C-003"}
 	cases := []struct {
 		name string
@@ -402,8 +403,8 @@ func TestOptionRefusalsChangeNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := base
 			c.edit(&o)
-			mustErr(t, runOption(o, &out), c.want)
-			unchanged(t, ledger, before, dir)
+			filetest.MustErr(t, runOption(o, &out), c.want)
+			filetest.Unchanged(t, ledger, before, dir)
 		})
 	}
 }
@@ -411,7 +412,7 @@ func TestOptionRefusalsChangeNothing(t *testing.T) {
 // A row opened with two recommended options is incomplete; --replace puts
 // a right list in place.
 func TestReplaceFixesTwoRecommendedOptions(t *testing.T) {
-	root, _, _ := project(t)
+	root, _, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	ex := exampleRow()
 	two := ex.Options[1]
@@ -448,14 +449,14 @@ func TestIncompleteRowStillCarries(t *testing.T) {
 	root, responses, ledger := earlierRun(t)
 	src := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "feature-analysis", "state", "approval-decisions-feature-analysis-001.json")
 	var l map[string]any
-	if err := json.Unmarshal(readFile(t, src), &l); err != nil {
+	if err := json.Unmarshal(filetest.Read(t, src), &l); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range l["rows"].([]any) {
 		r.(map[string]any)["options"] = []any{}
 	}
 	data, _ := json.MarshalIndent(l, "", "  ")
-	writeFile(t, src, data)
+	filetest.Write(t, src, data)
 	var out bytes.Buffer
 	if err := runCarry(ApprovalCarryOptions{ProjectRoot: root, Ledger: rel(t, root, ledger), FromResponses: rel(t, root, responses), IDs: []string{"C-003"}}, &out); err != nil {
 		t.Fatalf("carry of an incomplete answered row: %v", err)
@@ -466,10 +467,10 @@ func TestIncompleteRowStillCarries(t *testing.T) {
 }
 
 func TestOpenTakesAnOptionsFile(t *testing.T) {
-	root, _, _ := project(t)
+	root, _, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	ex := exampleRow()
-	writeFile(t, filepath.Join(root, "opts.json"), []byte("[\n"+optionJSON(t, ex.Options[1])+"\n]\n"))
+	filetest.Write(t, filepath.Join(root, "opts.json"), []byte("[\n"+optionJSON(t, ex.Options[1])+"\n]\n"))
 	o := seedOpen(root, "C-003")
 	o.Options = []string{optionJSON(t, ex.Options[0])} // --option first, then the file's
 	o.OptionsFile = "opts.json"
@@ -488,10 +489,10 @@ func TestOpenTakesAnOptionsFile(t *testing.T) {
 		t.Fatalf("row: %+v", r)
 	}
 	// A bad options file writes nothing.
-	before := readFile(t, ledger)
-	writeFile(t, filepath.Join(root, "bad.json"), []byte(`[{"role": "alternative", "answer": 3}]`))
+	before := filetest.Read(t, ledger)
+	filetest.Write(t, filepath.Join(root, "bad.json"), []byte(`[{"role": "alternative", "answer": 3}]`))
 	o = seedOpen(root, "C-004")
 	o.OptionsFile = "bad.json"
-	mustErr(t, runOpen(o, &out), "bad.json: [0]: is not an option object (json: cannot unmarshal number into Go struct field Option.answer of type string)")
-	unchanged(t, ledger, before, nil)
+	filetest.MustErr(t, runOpen(o, &out), "bad.json: [0]: is not an option object (json: cannot unmarshal number into Go struct field Option.answer of type string)")
+	filetest.Unchanged(t, ledger, before, nil)
 }

@@ -32,9 +32,7 @@ func setIdle(t *testing.T, root, jobs, prompt string, seconds int) {
 func TestWorkerDispatchSettlesEveryJob(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail-3")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "hang")
+	fixture.Behaviours{Codex: "ok", Antigravity: "fail-3", Claude: "hang"}.Set(t, root)
 	setIdle(t, root, fixture.JobsInitial, fixture.ClaudePrompt, 1)
 
 	res := cockpit(t, root, nil, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...)
@@ -143,9 +141,7 @@ func reflectEqualDispatch(a, b state.Dispatch) bool {
 func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-1s")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok-2s")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-3s")
+	fixture.Behaviours{Codex: "ok-1s", Antigravity: "ok-2s", Claude: "ok-3s"}.Set(t, root)
 	bg := startDispatch(t, root)
 	tsPath := filepath.Join(root, fixture.TeamState)
 	waitFor(t, "the batch to be recorded", 10*time.Second, func() bool {

@@ -103,25 +103,13 @@ func engineRun(o *EngineOptions) (err error) {
 	if o.RemoveDir != "" {
 		defer os.RemoveAll(o.RemoveDir)
 	}
-	h := host.New(o.Prefix)
-	cp, removeShim, err := startEngine(&o.Run, o.Lead, func(c *engine.Config) {
-		c.Socket, c.ScreenCols, c.ScreenRows, c.Attach = o.Socket, o.Cols, o.Rows, h.Attach
+	he, err := startHosted(&o.Run, o.Lead, o.Prefix, true, func(c *engine.Config) {
+		c.Socket, c.ScreenCols, c.ScreenRows = o.Socket, o.Cols, o.Rows
 	})
 	if err != nil {
 		return err
 	}
-	defer removeShim()
-	h.SetEngine(cp)
-	run := cp.Run()
-	reg, err := registry.Register(registry.Entry{
-		PID: os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
-		TaskKey: run.Manifest.TaskKey, Started: cp.Started(), Log: filepath.Join(run.StateDir(), engineLogName),
-	})
-	if err != nil {
-		cp.Close()
-		return err
-	}
-	defer reg.Close()
+	cp, run := he.cp, he.cp.Run()
 	fmt.Fprintf(o.IO.Err, "%s cockpit engine: pid %d serving %s at %s\n", time.Now().Format(time.RFC3339), os.Getpid(), run.Manifest.Display, cp.SocketPath())
 	say("ok")
 	why := "the run was ended"
@@ -131,8 +119,58 @@ func engineRun(o *EngineOptions) (err error) {
 		why = "the engine was stopped by a signal"
 	}
 	fmt.Fprintf(o.IO.Err, "%s cockpit engine: %s; closing the panes\n", time.Now().Format(time.RFC3339), why)
-	h.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: why}, 5*time.Second)
-	return cp.Close()
+	return he.end(why)
+}
+
+// hosted is a started engine with its screen host (screens attach through
+// the engine's socket), registered in the user's registry of live engines:
+// what `cockpit engine` and `cockpit serve` run.
+type hosted struct {
+	cp         *engine.Engine
+	host       *host.Host
+	reg        *registry.Registration
+	removeShim func()
+}
+
+// startHosted starts the engine on the run (startEngine) with a screen host
+// for prefix, and registers it; withLog records the engine's log file (the
+// daemon's) in the registry entry.
+func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune func(*engine.Config)) (*hosted, error) {
+	h := host.New(prefix)
+	cp, removeShim, err := startEngine(r, lead, func(c *engine.Config) {
+		tune(c)
+		c.Attach = h.Attach
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.SetEngine(cp)
+	run := cp.Run()
+	entry := registry.Entry{
+		PID: os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
+		TaskKey: run.Manifest.TaskKey, Started: cp.Started(),
+	}
+	if withLog {
+		entry.Log = filepath.Join(run.StateDir(), engineLogName)
+	}
+	reg, err := registry.Register(entry)
+	if err != nil {
+		cp.Close()
+		removeShim()
+		return nil, err
+	}
+	return &hosted{cp: cp, host: h, reg: reg, removeShim: removeShim}, nil
+}
+
+// end tells every attached screen why the run ends (waiting a little for
+// them to go), closes the engine (every pane gets its hang-up), and leaves
+// the registry.
+func (e *hosted) end(why string) error {
+	e.host.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: why}, 5*time.Second)
+	err := e.cp.Close()
+	e.reg.Close()
+	e.removeShim()
+	return err
 }
 
 // startEngine starts the engine on the run with lead in its lead pane (none

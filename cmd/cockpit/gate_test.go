@@ -32,9 +32,7 @@ exec sleep 600
 func TestGateInTheScreen(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "hang")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
+	fixture.Behaviours{Codex: "ok", Antigravity: "hang", Claude: "ok"}.Set(t, root)
 	ledger := fixture.RunDir + "/state/approval-decisions.json"
 	opt := func(role, answer, rationale, reach, work, change string) string {
 		b, _ := json.Marshal(map[string]any{"role": role, "answer": answer, "rationale": rationale, "reach": reach, "scopeEffects": []string{}, "addedWork": work, "directionChange": change, "disposition": "select"})

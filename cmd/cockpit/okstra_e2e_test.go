@@ -54,10 +54,7 @@ exec sleep 600
 func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
+	fixture.Behaviours{Codex: "ok", Antigravity: "fail", Claude: "ok", Reverify: "hang"}.Set(t, root)
 	// No okstra anywhere on this PATH: the foreign command has nowhere to go.
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
 		return fmt.Sprintf(okstraLeadScript, root, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, fixture.TeamState, work)

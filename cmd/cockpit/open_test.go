@@ -45,10 +45,7 @@ exec sleep 600
 func TestOpenLeadDrivesPanes(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-15s")
-	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
+	fixture.Behaviours{Codex: "ok", Antigravity: "fail", Claude: "ok-15s", Reverify: "hang"}.Set(t, root)
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
 		return fmt.Sprintf(leadScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)
 	})

@@ -3,17 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/engine"
-	"github.com/okstra/cockpit/runtime/registry"
 	"github.com/okstra/cockpit/tui"
-	"github.com/okstra/cockpit/tui/attach"
-	"github.com/okstra/cockpit/tui/host"
 )
 
 // ServeOptions are the flags of `serve`.
@@ -56,23 +51,11 @@ screen, or cockpit stop, ends serve too.`,
 // serveRun runs the engine until a signal, its normal end: it closes the
 // cockpit (every pane gets its hang-up) and exits 0.
 func serveRun(o *ServeOptions) error {
-	h := host.New(o.Prefix)
-	cp, removeShim, err := startEngine(&o.Run, o.Lead, func(c *engine.Config) { c.Attach = h.Attach })
+	he, err := startHosted(&o.Run, o.Lead, o.Prefix, false, func(*engine.Config) {})
 	if err != nil {
 		return err
 	}
-	defer removeShim()
-	h.SetEngine(cp)
-	run := cp.Run()
-	reg, err := registry.Register(registry.Entry{
-		PID: os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
-		TaskKey: run.Manifest.TaskKey, Started: cp.Started(),
-	})
-	if err != nil {
-		cp.Close()
-		return err
-	}
-	defer reg.Close()
+	cp := he.cp
 	events, stop := cp.Subscribe()
 	defer stop()
 	fmt.Fprintf(o.IO.Err, "cockpit serve: serving %s at %s\n", o.Run.RunManifest, cp.SocketPath())
@@ -84,11 +67,9 @@ func serveRun(o *ServeOptions) error {
 				_ = printEvent(o.IO, o.JSON, m)
 			}
 		case <-cp.Stopping():
-			h.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: "the run was ended"}, 5*time.Second)
-			return cp.Close()
+			return he.end("the run was ended")
 		case <-o.Ctx.Done():
-			h.EndAll(attach.Outcome{Reason: attach.ReasonRunEnded, Message: "the engine was stopped by a signal"}, 5*time.Second)
-			return cp.Close()
+			return he.end("the engine was stopped by a signal")
 		}
 	}
 }

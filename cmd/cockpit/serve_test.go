@@ -110,9 +110,7 @@ func allTerminalWithReasons(t *testing.T, ts *state.TeamState) {
 // one hangs silently and one ignores SIGTERM, and waits for the first.
 func dispatchMidBatch(t *testing.T, root string, env []string) {
 	t.Helper()
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "hang")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ignore-term")
+	fixture.Behaviours{Codex: "ok", Antigravity: "hang", Claude: "ignore-term"}.Set(t, root)
 	res := cockpit(t, root, env, runArgs(root, "team", "dispatch", "--jobs-file", fixture.JobsInitial)...)
 	if res.code != 0 {
 		t.Fatalf("team dispatch: %s", res.stderr)
@@ -213,8 +211,7 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	startServe(t, root, env)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "fail")
+	fixture.Behaviours{Codex: "ok", Antigravity: "fail"}.Set(t, root)
 	// Long enough to be still running at the reclaim and at await's entry,
 	// also under -race beside the parallel tests.
 	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-8s")
@@ -325,9 +322,7 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-4s")
-	fixture.SetBehaviour(t, root, fixture.AntigravityPrompt, "ok")
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok")
+	fixture.Behaviours{Codex: "ok-4s", Antigravity: "ok", Claude: "ok"}.Set(t, root)
 	bg := startDispatch(t, root)
 	waitFor(t, "the slow worker to start and the quick ones to end", 20*time.Second, func() bool {
 		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.CodexPrompt)), "s")

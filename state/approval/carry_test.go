@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/okstra/cockpit/internal/filetest"
 )
 
 // earlierRun lays out a finished feature-analysis run 001 whose ledger holds
@@ -21,7 +23,7 @@ func earlierRun(t *testing.T) (root, responses, ledger string) {
 	root = t.TempDir()
 	run := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "feature-analysis")
 	report := filepath.Join(run, "reports", "final-report-feature-analysis-001.md")
-	writeFile(t, report, []byte("# report\n"))
+	filetest.Write(t, report, []byte("# report\n"))
 	c3 := rowWithID("C-003")
 	c3.Status = StatusResolved
 	c3.Resolution = &Resolution{Disposition: "select", UserText: "Keep the legacy order", UserResponseRef: "x", ResolvedAt: "2026-11-01T00:00:00Z"}
@@ -45,7 +47,7 @@ func earlierRun(t *testing.T) (root, responses, ledger string) {
 }
 
 func TestCarryCopiesTheOriginalRowAsAnswered(t *testing.T) {
-	fixedClock(t, "2026-11-30T08:00:00Z")
+	filetest.FixedClock(t, "2026-11-30T08:00:00Z")
 	_, responses, ledger := earlierRun(t)
 	res, err := Carry(ledger, responses, []string{"C-005", "C-003", "C-003"})
 	if err != nil {
@@ -75,12 +77,12 @@ func TestCarryCopiesTheOriginalRowAsAnswered(t *testing.T) {
 		t.Fatalf("C-005 = %+v", c5)
 	}
 	// Carrying again changes nothing.
-	before := readFile(t, ledger)
+	before := filetest.Read(t, ledger)
 	res, err = Carry(ledger, responses, []string{"C-003"})
 	if err != nil || len(res.AlreadyCarried) != 1 || len(res.Carried) != 0 {
 		t.Fatalf("second carry = %+v, %v", res, err)
 	}
-	unchanged(t, ledger, before, nil)
+	filetest.Unchanged(t, ledger, before, nil)
 	// A carried row can then be superseded, and is obsolete once the
 	// replacement is resolved; the next run does not carry it.
 	if _, err := Open(ledger, rowWithID("C-010"), "C-003"); err != nil {
@@ -102,8 +104,8 @@ func TestCarryRefusals(t *testing.T) {
 	if _, err := Open(ledger, rowWithID("C-005"), ""); err != nil {
 		t.Fatal(err)
 	}
-	before := readFile(t, ledger)
-	dir := listDir(t, filepath.Dir(ledger))
+	before := filetest.Read(t, ledger)
+	dir := filetest.ListDir(t, filepath.Dir(ledger))
 	for _, c := range []struct {
 		ids  []string
 		from string
@@ -118,8 +120,8 @@ func TestCarryRefusals(t *testing.T) {
 		{[]string{"C-003"}, responses + ".missing", []string{"--from-responses", "does not exist"}},
 	} {
 		_, err := Carry(ledger, c.from, c.ids)
-		mustErr(t, err, c.want...)
-		unchanged(t, ledger, before, dir)
+		filetest.MustErr(t, err, c.want...)
+		filetest.Unchanged(t, ledger, before, dir)
 	}
 }
 
@@ -128,9 +130,9 @@ func TestCarryFromADirectoryBundle(t *testing.T) {
 	bundle := filepath.Join(t.TempDir(), "bundle")
 	// A cumulative bundle: each section names the report that posed it; the
 	// later file wins.
-	writeFile(t, filepath.Join(bundle, "a.md"), []byte("# Responses\n\n## C-003\n- Answer: first answer\n- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-001.md\n"))
-	writeFile(t, filepath.Join(bundle, "b", "z.md"), []byte("# Responses\n\n## C-003\n- Answer: Keep the legacy order\n- Disposition: select\n- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-001.md\n"))
-	writeFile(t, filepath.Join(bundle, "c.md"), []byte("# Responses\n\n## C-020\n- Answer: orphan\n"))
+	filetest.Write(t, filepath.Join(bundle, "a.md"), []byte("# Responses\n\n## C-003\n- Answer: first answer\n- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-001.md\n"))
+	filetest.Write(t, filepath.Join(bundle, "b", "z.md"), []byte("# Responses\n\n## C-003\n- Answer: Keep the legacy order\n- Disposition: select\n- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-001.md\n"))
+	filetest.Write(t, filepath.Join(bundle, "c.md"), []byte("# Responses\n\n## C-020\n- Answer: orphan\n"))
 	res, err := CarryWith(CarryRequest{Ledger: ledger, FromResponses: bundle, IDs: []string{"C-003"}, ProjectRoot: root})
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +141,7 @@ func TestCarryFromADirectoryBundle(t *testing.T) {
 		t.Fatalf("carried answer %q; the later file must win", got)
 	}
 	_, err = CarryWith(CarryRequest{Ledger: ledger, FromResponses: bundle, IDs: []string{"C-020"}, ProjectRoot: root})
-	mustErr(t, err, "C-020: names no Source Report")
+	filetest.MustErr(t, err, "C-020: names no Source Report")
 }
 
 // TestConcurrentLedgerWritersLoseNothing opens rows from many goroutines, and
@@ -147,7 +149,7 @@ func TestCarryFromADirectoryBundle(t *testing.T) {
 // members; every row must arrive once and the foreign members must stay.
 func TestConcurrentLedgerWritersLoseNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "approval-decisions.json")
-	writeFile(t, path, []byte(foreignLedger))
+	filetest.Write(t, path, []byte(foreignLedger))
 	const goroutines, each = 16, 6
 	var wg sync.WaitGroup
 	errs := make(chan error, goroutines*each)
@@ -199,13 +201,13 @@ func TestConcurrentLedgerWritersLoseNothing(t *testing.T) {
 		seen[r.ClarificationID] = true
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
+	if err := json.Unmarshal(filetest.Read(t, path), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc["x-tail"] != "last" || doc["x-writer"] == nil {
 		t.Fatalf("foreign members lost: %v", doc)
 	}
-	if !strings.HasPrefix(string(readFile(t, path)), "{\n  \"schemaVersion\": \"1.0\",\n  \"x-writer\"") {
+	if !strings.HasPrefix(string(filetest.Read(t, path)), "{\n  \"schemaVersion\": \"1.0\",\n  \"x-writer\"") {
 		t.Fatal("foreign member moved")
 	}
 }

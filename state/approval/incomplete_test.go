@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/okstra/cockpit/internal/filetest"
 )
 
 const seedLedger = ".okstra/tasks/dev-10860/runs/feature-analysis/state/approval-decisions-feature-analysis-002.json"
@@ -27,7 +29,7 @@ func seedRow(id string) Row {
 func TestAddOptionsKeepsForeignMembersOfExistingOptions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
 	doc := strings.Replace(foreignLedger, `{"role": "alternative", "answer": "Sort", "rationale": "r", "reach": "cross-repo", "scopeEffects": ["deferrable"], "addedWork": "Importers.", "directionChange": "P-Step-004.", "disposition": "select"}`, `{"role": "alternative", "answer": "Sort", "rationale": "r", "reach": "cross-repo", "scopeEffects": ["deferrable"], "addedWork": "Importers.", "directionChange": "P-Step-004.", "disposition": "select", "x-second": 2}`, 1)
-	writeFile(t, path, []byte(doc))
+	filetest.Write(t, path, []byte(doc))
 	third := Option{Role: RoleAlternative, Answer: "Drop CSV", Rationale: "JSON covers it.", Reach: "cross-repo", AddedWork: "Migrate importers.", DirectionChange: "Reverses the CSV export.", Disposition: "select"}
 	r, err := AddOptions(path, "C-003", []Option{third}, false)
 	if err != nil {
@@ -36,7 +38,7 @@ func TestAddOptionsKeepsForeignMembersOfExistingOptions(t *testing.T) {
 	if len(r.Options) != 3 || r.Options[2].Answer != "Drop CSV" || r.Options[2].ScopeEffects == nil {
 		t.Fatalf("row: %+v", r.Options)
 	}
-	data := string(readFile(t, path))
+	data := string(filetest.Read(t, path))
 	for _, k := range []string{`"x-opt": true`, `"x-second": 2`, `"x-row-audit"`, `"x-tail": "last"`, `"answer": "Drop CSV"`} {
 		if !strings.Contains(data, k) {
 			t.Fatalf("%s lost:\n%s", k, data)
@@ -47,7 +49,7 @@ func TestAddOptionsKeepsForeignMembersOfExistingOptions(t *testing.T) {
 // Options added to one row from many goroutines at once all arrive, once
 // each: AddOptions is a locked read-modify-write like open.
 func TestConcurrentAddOptionsLoseNothing(t *testing.T) {
-	root, _, _ := project(t)
+	root, _, _ := filetest.ApprovalProject(t)
 	ledger := filepath.Join(root, seedLedger)
 	if _, err := OpenInTask(ledger, "dev-10860", seedRow("C-003"), ""); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/okstra/cockpit/internal/filetest"
 )
 
 func TestValidateRowRules(t *testing.T) {
@@ -48,7 +50,7 @@ func TestValidateRowRules(t *testing.T) {
 			r := exampleRow()
 			r.Options = append([]Option(nil), r.Options...)
 			c.edit(&r)
-			mustErr(t, ValidateRow(r), c.want)
+			filetest.MustErr(t, ValidateRow(r), c.want)
 		})
 	}
 	for _, d := range Dispositions {
@@ -69,7 +71,7 @@ func TestValidateRowRules(t *testing.T) {
 }
 
 func TestOpenCreatesTheExampleLedger(t *testing.T) {
-	fixedClock(t, "2026-11-29T10:00:00Z")
+	filetest.FixedClock(t, "2026-11-29T10:00:00Z")
 	path := filepath.Join(t.TempDir(), "approval-decisions.json")
 	row, err := openRow(path, "dev-10860", exampleRow(), "")
 	if err != nil {
@@ -80,10 +82,10 @@ func TestOpenCreatesTheExampleLedger(t *testing.T) {
 	}
 	// The file holds what the example holds, plus openedAt.
 	var got, want map[string]any
-	if err := json.Unmarshal(readFile(t, path), &got); err != nil {
+	if err := json.Unmarshal(filetest.Read(t, path), &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(readFile(t, exampleLedger), &want); err != nil {
+	if err := json.Unmarshal(filetest.Read(t, exampleLedger), &want); err != nil {
 		t.Fatal(err)
 	}
 	gotRow := got["rows"].([]any)[0].(map[string]any)
@@ -107,21 +109,21 @@ func TestOpenCreatesTheExampleLedger(t *testing.T) {
 
 func TestOpenRefusesADuplicateIDAndNamesTheNextFree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
-	writeFile(t, path, readFile(t, exampleLedger))
-	before := readFile(t, path)
-	dir := listDir(t, filepath.Dir(path))
+	filetest.Write(t, path, filetest.Read(t, exampleLedger))
+	before := filetest.Read(t, path)
+	dir := filetest.ListDir(t, filepath.Dir(path))
 	_, err := Open(path, exampleRow(), "")
-	mustErr(t, err, path, "--clarification-id", "C-003 already exists (status open); use the next free id, C-004")
-	unchanged(t, path, before, dir)
+	filetest.MustErr(t, err, path, "--clarification-id", "C-003 already exists (status open); use the next free id, C-004")
+	filetest.Unchanged(t, path, before, dir)
 }
 
 func TestOpenRefusesALedgerOfAnotherTask(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
-	writeFile(t, path, readFile(t, exampleLedger))
-	before := readFile(t, path)
+	filetest.Write(t, path, filetest.Read(t, exampleLedger))
+	before := filetest.Read(t, path)
 	_, err := openRow(path, "dev-1", rowWithID("C-004"), "")
-	mustErr(t, err, "--task-key", `is "dev-1" but the ledger belongs to task "dev-10860"`)
-	unchanged(t, path, before, nil)
+	filetest.MustErr(t, err, "--task-key", `is "dev-1" but the ledger belongs to task "dev-10860"`)
+	filetest.Unchanged(t, path, before, nil)
 }
 
 // foreignLedger is the example ledger with members other tools wrote: at the
@@ -157,14 +159,14 @@ const foreignLedger = `{
 
 func TestRewritesKeepUnknownMembersInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
-	writeFile(t, path, []byte(foreignLedger))
+	filetest.Write(t, path, []byte(foreignLedger))
 	if _, err := Open(path, rowWithID("C-004"), ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Resolve(path, "C-003", "select", "Keep", "user-responses/x.md#C-003"); err != nil {
 		t.Fatal(err)
 	}
-	data := string(readFile(t, path))
+	data := string(filetest.Read(t, path))
 	order := []string{`"schemaVersion"`, `"x-writer"`, `"taskKey"`, `"rows"`, `"clarificationId": "C-003"`, `"x-row-audit"`, `"ticketId"`, `"status": "resolved"`, `"x-opt": true`, `"resolutionHint": null`, `"resolution"`, `"clarificationId": "C-004"`, `"x-tail": "last"`}
 	last := -1
 	for _, k := range order {
@@ -225,9 +227,9 @@ func TestSupersededRowReadsObsoleteOnceTheNewRowIsResolved(t *testing.T) {
 	}
 	// An obsolete row cannot be resolved or superseded again.
 	_, err = Resolve(path, "C-003", "select", "x", "y")
-	mustErr(t, err, "C-003 is obsolete (superseded by C-007); resolve C-007 instead")
+	filetest.MustErr(t, err, "C-003 is obsolete (superseded by C-007); resolve C-007 instead")
 	_, err = Open(path, rowWithID("C-008"), "C-003")
-	mustErr(t, err, "--supersedes", "C-003 is already superseded by C-007")
+	filetest.MustErr(t, err, "--supersedes", "C-003 is already superseded by C-007")
 }
 
 func TestObsoleteIsAlsoComputedOnRead(t *testing.T) {
@@ -260,8 +262,8 @@ func TestSupersedesMustNameAnAnsweredRow(t *testing.T) {
 	resolved := rowWithID("C-002")
 	resolved.Status = StatusResolved
 	writeLedger(t, path, open, resolved)
-	before := readFile(t, path)
-	dir := listDir(t, filepath.Dir(path))
+	before := filetest.Read(t, path)
+	dir := filetest.ListDir(t, filepath.Dir(path))
 	for _, c := range []struct{ target, want string }{
 		{"C-009", "names C-009, which is not a row of this ledger; carry it first"},
 		{"C-001", "C-001 is still open; only a carried or answered row can be superseded — resolve C-001 instead"},
@@ -270,16 +272,16 @@ func TestSupersedesMustNameAnAnsweredRow(t *testing.T) {
 	} {
 		_, err := Open(path, rowWithID("C-010"), c.target)
 		if c.target == "C-010" {
-			mustErr(t, err, "supersedes: names the row itself")
+			filetest.MustErr(t, err, "supersedes: names the row itself")
 		} else {
-			mustErr(t, err, "--supersedes", c.want)
+			filetest.MustErr(t, err, "--supersedes", c.want)
 		}
-		unchanged(t, path, before, dir)
+		filetest.Unchanged(t, path, before, dir)
 	}
 	r := rowWithID("C-011")
 	r.Supersedes = "C-001"
 	_, err := Open(path, r, "C-002")
-	mustErr(t, err, "--supersedes: is C-002 but the row says it supersedes C-001")
+	filetest.MustErr(t, err, "--supersedes: is C-002 but the row says it supersedes C-001")
 }
 
 func TestResolveRules(t *testing.T) {
@@ -288,8 +290,8 @@ func TestResolveRules(t *testing.T) {
 	carried.Status = StatusAnswered
 	carried.Carried = true
 	writeLedger(t, path, carried, rowWithID("C-002"))
-	before := readFile(t, path)
-	dir := listDir(t, filepath.Dir(path))
+	before := filetest.Read(t, path)
+	dir := filetest.ListDir(t, filepath.Dir(path))
 	for _, c := range []struct {
 		id, disp, text, ref string
 		want                []string
@@ -302,21 +304,21 @@ func TestResolveRules(t *testing.T) {
 		{"C-001", "select", "t", "r", []string{"C-001 was answered in an earlier run; to replace that answer, open a new row with --supersedes C-001"}},
 	} {
 		_, err := Resolve(path, c.id, c.disp, c.text, c.ref)
-		mustErr(t, err, c.want...)
-		unchanged(t, path, before, dir)
+		filetest.MustErr(t, err, c.want...)
+		filetest.Unchanged(t, path, before, dir)
 	}
 	if _, err := Resolve(path, "C-002", "accept-risk", "Ship it", "s.md#C-002"); err != nil {
 		t.Fatal(err)
 	}
-	after := readFile(t, path)
+	after := filetest.Read(t, path)
 	// The same resolve again is a no-op; another answer is refused.
 	if _, err := Resolve(path, "C-002", "accept-risk", "Ship it", "s.md#C-002"); err != nil {
 		t.Fatalf("repeating the same resolve: %v", err)
 	}
-	unchanged(t, path, after, nil)
+	filetest.Unchanged(t, path, after, nil)
 	_, err := Resolve(path, "C-002", "reject", "No", "s.md#C-002")
-	mustErr(t, err, "C-002 is already resolved with another answer; to change it, open a new row with --supersedes C-002")
-	unchanged(t, path, after, nil)
+	filetest.MustErr(t, err, "C-002 is already resolved with another answer; to change it, open a new row with --supersedes C-002")
+	filetest.Unchanged(t, path, after, nil)
 }
 
 func TestMalformedLedgerIsNamed(t *testing.T) {
@@ -332,17 +334,17 @@ func TestMalformedLedgerIsNamed(t *testing.T) {
 		"rowscalar.json": `{"rows": [1]}`,
 	} {
 		p := filepath.Join(dir, name)
-		writeFile(t, p, []byte(body))
+		filetest.Write(t, p, []byte(body))
 		_, err := Read(p)
-		mustErr(t, err, p)
+		filetest.MustErr(t, err, p)
 		_, err = Open(p, rowWithID("C-001"), "")
-		mustErr(t, err, p)
-		unchanged(t, p, []byte(body), nil)
+		filetest.MustErr(t, err, p)
+		filetest.Unchanged(t, p, []byte(body), nil)
 	}
 	_, err := Read(filepath.Join(dir, "missing.json"))
-	mustErr(t, err, "missing.json: does not exist")
+	filetest.MustErr(t, err, "missing.json: does not exist")
 	_, err = Resolve(filepath.Join(dir, "missing.json"), "C-001", "select", "t", "r")
-	mustErr(t, err, "does not exist")
+	filetest.MustErr(t, err, "does not exist")
 	if _, err := os.Stat(filepath.Join(dir, "missing.json")); err == nil {
 		t.Fatal("resolve created a ledger")
 	}
@@ -357,7 +359,7 @@ func writeLedger(t *testing.T, path string, rows ...Row) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, append(data, '\n'))
+	filetest.Write(t, path, append(data, '\n'))
 }
 
 func statusOf(t *testing.T, path, id string) string {
@@ -376,7 +378,7 @@ func statusOf(t *testing.T, path, id string) string {
 func storedStatus(t *testing.T, path, id string) string {
 	t.Helper()
 	var l Ledger
-	if err := json.Unmarshal(readFile(t, path), &l); err != nil {
+	if err := json.Unmarshal(filetest.Read(t, path), &l); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range l.Rows {
@@ -422,7 +424,7 @@ func TestObjectMembersMatchAsEncodingJSON(t *testing.T) {
 // error underneath the one-line text.
 func TestLedgerErrorsKeepTheirCause(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "ledger.json")
-	writeFile(t, p, []byte(`{"rows": [`))
+	filetest.Write(t, p, []byte(`{"rows": [`))
 	_, err := Read(p)
 	var syn *json.SyntaxError
 	if err == nil || !errors.As(err, &syn) {

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/okstra/cockpit/internal/filetest"
 	"github.com/okstra/cockpit/state"
 )
 
 func TestWriteProducesTheExampleSidecar(t *testing.T) {
-	fixedClock(t, "2026-11-29T10:31:07Z")
-	_, report, _ := project(t)
+	filetest.FixedClock(t, "2026-11-29T10:31:07Z")
+	_, report, _ := filetest.ApprovalProject(t)
 	path, err := Write(report,
 		[]Answer{{ClarificationID: "C-003", Answer: "Keep the legacy order", Disposition: "select"}},
 		nil,
@@ -25,7 +26,7 @@ func TestWriteProducesTheExampleSidecar(t *testing.T) {
 	if path != want {
 		t.Fatalf("sidecar at %s, want %s", path, want)
 	}
-	if got, exp := string(readFile(t, path)), string(readFile(t, exampleResponse)); got != exp {
+	if got, exp := string(filetest.Read(t, path)), string(filetest.Read(t, exampleResponse)); got != exp {
 		t.Fatalf("sidecar differs from the example:\n%s\n--- want\n%s", got, exp)
 	}
 }
@@ -84,7 +85,7 @@ func TestPlanDecisionSerialization(t *testing.T) {
 }
 
 func TestBadSidecarInputsWriteNothing(t *testing.T) {
-	_, report, _ := project(t)
+	_, report, _ := filetest.ApprovalProject(t)
 	path := SidecarPath(report)
 	// First: no sidecar yet, and none may appear.
 	for _, c := range []struct {
@@ -102,7 +103,7 @@ func TestBadSidecarInputsWriteNothing(t *testing.T) {
 		{answers: []Answer{{ClarificationID: "C-003", Answer: "a"}, {ClarificationID: "C-003", Answer: "b"}}, want: []string{"--answers[1]: answers C-003 a second time"}},
 	} {
 		_, err := Write(report, c.answers, c.plan, c.auth)
-		mustErr(t, err, c.want...)
+		filetest.MustErr(t, err, c.want...)
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("a rejected write created %s", path)
 		}
@@ -111,23 +112,23 @@ func TestBadSidecarInputsWriteNothing(t *testing.T) {
 	if _, err := Write(report, []Answer{{ClarificationID: "C-003", Answer: "Keep"}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	before := readFile(t, path)
-	dir := listDir(t, filepath.Dir(path))
+	before := filetest.Read(t, path)
+	dir := filetest.ListDir(t, filepath.Dir(path))
 	_, err := Write(report, []Answer{{ClarificationID: "C-004", Answer: "x"}}, nil, &ReportAuthoring{Status: "approved"})
-	mustErr(t, err, "REPORT AUTHORING requires a Reason")
-	unchanged(t, path, before, dir)
+	filetest.MustErr(t, err, "REPORT AUTHORING requires a Reason")
+	filetest.Unchanged(t, path, before, dir)
 	_, err = Write(filepath.Join(filepath.Dir(report), "nope.md"), nil, nil, nil)
-	mustErr(t, err, "--report", "nope.md is not a report file")
+	filetest.MustErr(t, err, "--report", "nope.md is not a report file")
 	// As okstra: an authoring object without a status is no decision.
 	if _, err := Write(report, nil, nil, &ReportAuthoring{Reason: "r"}); err != nil {
 		t.Fatal(err)
 	}
-	unchanged(t, path, before, dir)
+	filetest.Unchanged(t, path, before, dir)
 }
 
 func TestWriteMergesWithTheExistingSidecar(t *testing.T) {
-	fixedClock(t, "2026-11-29T10:31:07Z")
-	_, report, _ := project(t)
+	filetest.FixedClock(t, "2026-11-29T10:31:07Z")
+	_, report, _ := filetest.ApprovalProject(t)
 	path := SidecarPath(report)
 	existing := `# User Response — dev-10860 feature-analysis 002
 
@@ -156,7 +157,7 @@ free text the user wrote
 - Status: approved
 - Reason: "report-writer timed out"
 `
-	writeFile(t, path, []byte(existing))
+	filetest.Write(t, path, []byte(existing))
 	if _, err := Write(report, []Answer{
 		{ClarificationID: "C-003", Answer: "Keep the legacy order", Disposition: "select"},
 		{ClarificationID: "C-005", Answer: "  two lines\nof answer", Disposition: "accept-risk", Note: "asked twice"},
@@ -195,14 +196,14 @@ free text the user wrote
 - Status: approved
 - Reason: "report-writer timed out"
 `
-	if got := string(readFile(t, path)); got != want {
+	if got := string(filetest.Read(t, path)); got != want {
 		t.Fatalf("merged sidecar:\n%s\n--- want\n%s", got, want)
 	}
 	// A new decision replaces its section where it stands.
 	if _, err := Write(report, nil, &PlanDecision{Status: "revision-requested", Reason: "stage 3 is too big"}, &ReportAuthoring{Status: "denied", Reason: "retry the writer"}); err != nil {
 		t.Fatal(err)
 	}
-	got := string(readFile(t, path))
+	got := string(filetest.Read(t, path))
 	for _, part := range []string{
 		"## PLAN DECISION\n- Status: revision-requested\n- Reason: \"stage 3 is too big\"\n\n## ANALYSIS REVIEW",
 		"## REPORT AUTHORING\n- Status: denied\n- Reason: \"retry the writer\"\n",
@@ -242,10 +243,10 @@ func TestSidecarPathsAndMeta(t *testing.T) {
 }
 
 func TestShowListsTheOpenRowsOfTheReportsLedger(t *testing.T) {
-	_, report, stateDir := project(t)
+	_, report, stateDir := filetest.ApprovalProject(t)
 	// No ledger yet.
 	_, err := Show(report)
-	mustErr(t, err, "--report", "no approval-decision ledger beside", "approval-decisions-feature-analysis-002.json", "pass --ledger")
+	filetest.MustErr(t, err, "--report", "no approval-decision ledger beside", "approval-decisions-feature-analysis-002.json", "pass --ledger")
 
 	ledger := filepath.Join(stateDir, "approval-decisions-feature-analysis-002.json")
 	done := rowWithID("C-001")
@@ -292,7 +293,7 @@ func TestShowListsTheOpenRowsOfTheReportsLedger(t *testing.T) {
 	}
 	writeLedger(t, filepath.Join(stateDir, "approval-decisions-run-b.json"))
 	_, err = LedgerForReport(report)
-	mustErr(t, err, "several ledgers beside", "pass --ledger")
+	filetest.MustErr(t, err, "several ledgers beside", "pass --ledger")
 	res, err = ShowWith(report, filepath.Join(stateDir, "approval-decisions-run-b.json"))
 	if err != nil || len(res.Rows) != 0 || !strings.Contains(res.Text(), "no open rows") {
 		t.Fatalf("ShowWith explicit ledger = %+v, %v", res, err)
@@ -302,7 +303,7 @@ func TestShowListsTheOpenRowsOfTheReportsLedger(t *testing.T) {
 // TestConcurrentSidecarWritersLoseNothing has many writers answer different
 // rows of one sidecar at once; every answer must arrive.
 func TestConcurrentSidecarWritersLoseNothing(t *testing.T) {
-	_, report, _ := project(t)
+	_, report, _ := filetest.ApprovalProject(t)
 	const writers = 24
 	errs := make(chan error, writers)
 	for w := 0; w < writers; w++ {
@@ -333,7 +334,7 @@ func TestConcurrentSidecarWritersLoseNothing(t *testing.T) {
 func pad(n int) string { return fmt.Sprintf("%03d", n) }
 
 func TestRoundTripIsStable(t *testing.T) {
-	data := readFile(t, exampleResponse)
+	data := filetest.Read(t, exampleResponse)
 	if got := ParseSidecar(data).Render(); got != string(data) {
 		t.Fatalf("parse+render changed the example:\n%s", got)
 	}
@@ -347,7 +348,7 @@ func TestSourceReportIsProjectRelativeForEveryRootForm(t *testing.T) {
 	for _, form := range []string{".", "./", "absolute", "absolute/"} {
 		for _, reportForm := range []string{"relative", "absolute"} {
 			t.Run(form+" "+reportForm, func(t *testing.T) {
-				root, report, _ := project(t)
+				root, report, _ := filetest.ApprovalProject(t)
 				t.Chdir(root)
 				pr := form
 				switch form {
@@ -373,7 +374,7 @@ func TestSourceReportIsProjectRelativeForEveryRootForm(t *testing.T) {
 				if _, err := WriteSidecar(WriteRequest{Report: resolved, ProjectRoot: pr, Answers: []Answer{{ClarificationID: "C-003", Answer: "Keep"}}}); err != nil {
 					t.Fatal(err)
 				}
-				data := string(readFile(t, SidecarPath(report)))
+				data := string(filetest.Read(t, SidecarPath(report)))
 				if !strings.Contains(data, want) {
 					t.Fatalf("--project-root %q --report %q stored:\n%s", pr, rp, data)
 				}
@@ -399,23 +400,23 @@ func TestSourceReportIsProjectRelativeForEveryRootForm(t *testing.T) {
 // A sidecar whose Source Report an earlier cockpit stored as an absolute
 // path to this report gets the project-relative one on the next write.
 func TestAbsoluteSourceReportOfThisReportIsMadeRelative(t *testing.T) {
-	root, report, _ := project(t)
-	writeFile(t, SidecarPath(report), []byte("# User Response — dev-10860 feature-analysis 002\n\n- Created At: 2026-11-29T10:31:07Z\n- Source Report: "+report+"\n\n## C-003\n- Answer: Keep\n"))
+	root, report, _ := filetest.ApprovalProject(t)
+	filetest.Write(t, SidecarPath(report), []byte("# User Response — dev-10860 feature-analysis 002\n\n- Created At: 2026-11-29T10:31:07Z\n- Source Report: "+report+"\n\n## C-003\n- Answer: Keep\n"))
 	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Answers: []Answer{{ClarificationID: "C-004", Answer: "Sort"}}}); err != nil {
 		t.Fatal(err)
 	}
-	data := string(readFile(t, SidecarPath(report)))
+	data := string(filetest.Read(t, SidecarPath(report)))
 	if !strings.Contains(data, "- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-002.md\n") || !strings.Contains(data, "- Created At: 2026-11-29T10:31:07Z\n") {
 		t.Fatalf("sidecar:\n%s", data)
 	}
 	// Another report's absolute path is someone's choice and stays.
 	other := filepath.Join(root, "elsewhere.md")
-	writeFile(t, other, []byte("# other\n"))
-	writeFile(t, SidecarPath(report), []byte("# User Response\n\n- Source Report: "+other+"\n"))
+	filetest.Write(t, other, []byte("# other\n"))
+	filetest.Write(t, SidecarPath(report), []byte("# User Response\n\n- Source Report: "+other+"\n"))
 	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Answers: []Answer{{ClarificationID: "C-004", Answer: "Sort"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if data := string(readFile(t, SidecarPath(report))); !strings.Contains(data, "- Source Report: "+other+"\n") {
+	if data := string(filetest.Read(t, SidecarPath(report))); !strings.Contains(data, "- Source Report: "+other+"\n") {
 		t.Fatalf("sidecar:\n%s", data)
 	}
 }
