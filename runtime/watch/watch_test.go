@@ -77,19 +77,7 @@ func TestWatcherWaitsForMissingDirectories(t *testing.T) {
 	// be seen though no event may come for "deep", and though the watcher
 	// may still be adding its watches when the file is written.
 	os.WriteFile(result, []byte("# result"), 0o644)
-	deadline := time.After(3 * time.Second)
-	for {
-		select {
-		case b := <-w.Events():
-			for _, ev := range b {
-				if ev.Kind == EvResult && ev.Path == result {
-					return
-				}
-			}
-		case <-deadline:
-			t.Fatal("the result file in a directory created after the watch was never reported")
-		}
-	}
+	waitEvent(t, w, EvResult, result, "the result file in a directory created after the watch was never reported")
 }
 
 func TestWatcherReportsProcessExit(t *testing.T) {
@@ -399,19 +387,7 @@ func TestWatcherSeesADirectoryCreatedWhileTheWatchIsAdded(t *testing.T) {
 	if err := os.WriteFile(result, []byte("# result"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(3 * time.Second)
-	for {
-		select {
-		case b := <-w.Events():
-			for _, ev := range b {
-				if ev.Kind == EvResult && ev.Path == result {
-					return
-				}
-			}
-		case <-deadline:
-			t.Fatal("a file in a directory created while the watch was being added was never reported")
-		}
-	}
+	waitEvent(t, w, EvResult, result, "a file in a directory created while the watch was being added was never reported")
 }
 
 // Two files wait for the same directory; it appears, with the first file
@@ -449,19 +425,7 @@ func TestWatcherServesEveryFileWaitingForADirectory(t *testing.T) {
 	if calls != 2 {
 		t.Fatalf("the hook ran %d times; the test no longer drives the window", calls)
 	}
-	deadline := time.After(3 * time.Second)
-	for {
-		select {
-		case b := <-w.Events():
-			for _, ev := range b {
-				if ev.Kind == EvResult && ev.Path == result {
-					return
-				}
-			}
-		case <-deadline:
-			t.Fatal("a file written while another file's watch found its directory was never reported")
-		}
-	}
+	waitEvent(t, w, EvResult, result, "a file written while another file's watch found its directory was never reported")
 }
 
 // A pid the watcher saw exit that now names another process (the kernel
@@ -502,5 +466,24 @@ func TestProcessAliveSaysAZombieIsGone(t *testing.T) {
 	runtest.WaitZombie(t, pid)
 	if ProcessAlive(pid) {
 		t.Fatalf("pid %d exited (a zombie not yet reaped) but ProcessAlive says alive", pid)
+	}
+}
+
+// waitEvent waits up to 3 s for the watcher to report an event of kind on
+// path, and fails with never (what was never reported) otherwise.
+func waitEvent(t *testing.T, w *Watcher, kind EventKind, path, never string) {
+	t.Helper()
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case b := <-w.Events():
+			for _, ev := range b {
+				if ev.Kind == kind && ev.Path == path {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal(never)
+		}
 	}
 }
