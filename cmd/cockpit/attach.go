@@ -39,7 +39,7 @@ func (e *engineTarget) add(f *Factory, cmd *cobra.Command) {
 // resolve is the socket of the engine meant, and a name for it (its run).
 // With no flag and several live engines it lists them on errw and fails
 // with exit 2; with none, exit 1.
-func (e *engineTarget) resolve(errw io.Writer) (socket string, err error) {
+func (e *engineTarget) resolve(ctx context.Context, errw io.Writer) (socket string, err error) {
 	switch {
 	case e.Socket != "":
 		return e.Socket, nil
@@ -60,7 +60,7 @@ func (e *engineTarget) resolve(errw io.Writer) (socket string, err error) {
 	case 1:
 		return entries[0].Socket, nil
 	}
-	printEngines(errw, describeEngines(entries))
+	printEngines(errw, describeEngines(ctx, entries))
 	return "", &codedError{code: exitUsage, err: fmt.Errorf("%d engines are running; choose one with --project-root and --run-manifest, or --socket", len(entries))}
 }
 
@@ -91,7 +91,7 @@ machine: ssh -t host cockpit attach.`,
 }
 
 func attachRun(o *AttachOptions) error {
-	sock, err := o.Target.resolve(o.IO.Err)
+	sock, err := o.Target.resolve(o.Ctx, o.IO.Err)
 	if err != nil {
 		return err
 	}

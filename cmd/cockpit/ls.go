@@ -59,7 +59,7 @@ func lsRun(o *LsOptions) error {
 	if err != nil {
 		return err
 	}
-	infos := describeEngines(entries)
+	infos := describeEngines(o.Ctx, entries)
 	if o.JSON {
 		return writeJSON(o.IO.Out, nonNil(infos))
 	}
@@ -72,14 +72,14 @@ func lsRun(o *LsOptions) error {
 }
 
 // describeEngines asks each engine its status (at most 2 s each).
-func describeEngines(entries []registry.Entry) []engineInfo {
+func describeEngines(parent context.Context, entries []registry.Entry) []engineInfo {
 	var out []engineInfo
 	for _, e := range entries {
 		info := engineInfo{StatusResult: control.StatusResult{
 			PID: e.PID, ProjectRoot: e.ProjectRoot, RunManifest: e.RunManifest, TaskKey: e.TaskKey,
 			Started: e.Started, Socket: e.Socket, Gates: []string{},
 		}, Log: e.Log}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(parent, 2*time.Second)
 		c, err := control.Dial(ctx, e.Socket, "ls")
 		if err == nil {
 			var st control.StatusResult

@@ -52,7 +52,7 @@ is gone. Without flags it stops your only live engine.`,
 }
 
 func stopRun(o *StopOptions) error {
-	sock, err := o.Target.resolve(o.IO.Err)
+	sock, err := o.Target.resolve(o.Ctx, o.IO.Err)
 	if err != nil {
 		return err
 	}

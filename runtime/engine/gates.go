@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/state/approval"
 )
 
 // Gate queues a question for the human and waits for the answer; when ctx
@@ -86,8 +88,8 @@ func (c *Engine) AnswerGate(a view.GateAnswer) error {
 
 func checkAnswer(g view.Gate, a view.GateAnswer) error {
 	if g.Kind == state.GateReportAuthoring {
-		if a.Status != "approved" && a.Status != "denied" {
-			return fmt.Errorf("choose approved or denied")
+		if !slices.Contains(approval.ReportAuthoringStatuses, a.Status) {
+			return fmt.Errorf("choose %s or %s", approval.DecisionApproved, approval.DecisionDenied)
 		}
 		if strings.TrimSpace(a.Note) == "" {
 			return fmt.Errorf("REPORT AUTHORING requires a Reason")

@@ -20,12 +20,23 @@ const (
 	HeadingReportAuthoring = "REPORT AUTHORING"
 )
 
-// Plan decision statuses. okstra's PLAN_DECISION_APPROVED is "approved"; the
-// other two are the ones its --plan-decision help and gates name.
-var PlanDecisionStatuses = []string{"approved", "revision-requested", "rejected"}
+// The statuses of the sidecar's decisions. okstra's PLAN_DECISION_APPROVED
+// is "approved"; revision-requested and rejected are the ones its
+// --plan-decision help and gates name; approved and denied are its
+// _REPORT_AUTHORING_STATUSES.
+const (
+	DecisionApproved          = "approved"
+	DecisionRevisionRequested = "revision-requested"
+	DecisionRejected          = "rejected"
+	DecisionDenied            = "denied"
+)
 
-// Report authoring statuses (okstra's _REPORT_AUTHORING_STATUSES).
-var ReportAuthoringStatuses = []string{"approved", "denied"}
+// PlanDecisionStatuses are the statuses a PLAN DECISION may have.
+var PlanDecisionStatuses = []string{DecisionApproved, DecisionRevisionRequested, DecisionRejected}
+
+// ReportAuthoringStatuses are the statuses a REPORT AUTHORING answer may
+// have.
+var ReportAuthoringStatuses = []string{DecisionApproved, DecisionDenied}
 
 // Answer is the user's answer to one row, as `user-response write --answers`
 // takes it: [{"clarificationId": "C-003", "answer": "...", "disposition":
@@ -68,7 +79,7 @@ func SerializePlanDecision(d PlanDecision) (string, error) {
 	if !oneOf(d.Status, PlanDecisionStatuses) {
 		return "", fmt.Errorf("invalid PLAN DECISION status: %s", d.Status)
 	}
-	if d.Status != "approved" && blank(d.Reason) {
+	if d.Status != DecisionApproved && blank(d.Reason) {
 		return "", fmt.Errorf("PLAN DECISION %s requires a Reason", d.Status)
 	}
 	var b strings.Builder
