@@ -149,6 +149,9 @@ func TestFlagsLivenessAndTail(t *testing.T) {
 	if err := parse(t, NewCmdWorkerTail(testFactory(nil), nil), "a", "b"); !isUsage(err, "worker tail takes one log file") {
 		t.Fatalf("tail a b: %v", err)
 	}
+	if err := parse(t, NewCmdWorkerTail(testFactory(nil), nil), "log"); !isUsage(err, "--pid is required: the worker process whose exit ends the tail") {
+		t.Fatalf("tail without --pid: %v", err)
+	}
 }
 
 // TestFlagsPassThrough: worker exec and worker sim hand every argument,

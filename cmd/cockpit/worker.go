@@ -111,6 +111,9 @@ func NewCmdWorkerTail(f *Factory, runF func(*TailOptions) error) *cobra.Command 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.PID <= 0 {
+				return &usageError{fmt.Errorf("--pid is required: the worker process whose exit ends the tail")}
+			}
 			opts.Ctx, opts.Log = cmd.Context(), args[0]
 			if runF != nil {
 				return runF(opts)
