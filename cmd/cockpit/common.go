@@ -26,6 +26,14 @@ const (
 // resolved, and confined, inside a project root.
 func addProjectRootFlag(f *Factory, cmd *cobra.Command, p *string, usage string) {
 	cmd.Flags().StringVar(p, "project-root", f.envOr(envProjectRoot, "."), usage+" (default $"+envProjectRoot+" or .)")
+	defaultSaid(cmd, "project-root")
+}
+
+// defaultSaid is for a flag whose usage already says its default (an
+// environment variable, else a value): help must not print pflag's
+// "(default ...)" after it a second time.
+func defaultSaid(cmd *cobra.Command, name string) {
+	cmd.Flags().Lookup(name).DefValue = ""
 }
 
 // runFlags are the flags every run command takes.
@@ -37,6 +45,7 @@ type runFlags struct {
 func (r *runFlags) add(f *Factory, cmd *cobra.Command) {
 	addProjectRootFlag(f, cmd, &r.ProjectRoot, "the project root; paths in run files are relative to it")
 	cmd.Flags().StringVar(&r.RunManifest, "run-manifest", f.Getenv(envRunManifest), "the run manifest, relative to the project root (default $"+envRunManifest+")")
+	defaultSaid(cmd, "run-manifest")
 }
 
 // require refuses a missing --run-manifest (exit 2).

@@ -100,7 +100,7 @@ their status sidecars. It records phase-3-team-create (when it writes the
 implicit-team marker), phase-4-dispatch per initial job, phase-5-collect per
 settled initial dispatch and phase-6-synthesis on the run's first report-writer
 dispatch, and prints them in progressLines.`,
-	}, "the jobs file (from `okstra agent-prompt jobs` or `materialize --jobs-out`)", runF)
+	}, "the jobs `file` written by okstra agent-prompt jobs (or materialize --jobs-out)", runF)
 }
 
 func workerDispatchRun(o *DispatchOptions) error {

@@ -65,6 +65,7 @@ lead command is not used.`,
 	opts.Run.add(f, cmd)
 	cmd.Flags().Bool("lead", false, "the lead command follows after --")
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix), "the key that leaves a pane, tmux-style (default $COCKPIT_PREFIX or ctrl+b)")
+	defaultSaid(cmd, "prefix")
 	return cmd
 }
 

@@ -210,7 +210,9 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 		// One error line: no "Did you mean this?" block after an unknown
 		// command.
 		DisableSuggestions: true,
+		Version:            version(),
 	}
+	root.SetVersionTemplate("{{.Use}} {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	if len(args) > 0 {
 		for _, c := range topLevel {

@@ -49,11 +49,18 @@ type NoCockpitError struct {
 	Socket string
 	Run    *state.Run
 	Err    error
+	// Client is the command that dialled (DialRun's client): only a
+	// dispatch is told it can do without panes.
+	Client string
 }
 
 func (e *NoCockpitError) Error() string {
-	return fmt.Sprintf("no cockpit is serving this run (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>`, or dispatch without panes with `cockpit worker-dispatch`",
-		e.Socket, e.Run.Root.Dir(), e.Run.Manifest.Display)
+	root, manifest := e.Run.Root.Dir(), e.Run.Manifest.Display
+	msg := fmt.Sprintf("no cockpit is serving this run (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>`", e.Socket, root, manifest)
+	if e.Client == "team dispatch" {
+		return msg + ", or dispatch without panes with `cockpit worker-dispatch`"
+	}
+	return msg + fmt.Sprintf(", or without a terminal `cockpit serve --project-root %s --run-manifest %s`", root, manifest)
 }
 
 func (e *NoCockpitError) Unwrap() error { return e.Err }
@@ -63,7 +70,7 @@ func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error
 	path := SocketPath(run)
 	c, err := Dial(ctx, path, client)
 	if errors.Is(err, ErrNoCockpit) {
-		return nil, &NoCockpitError{Socket: path, Run: run, Err: err}
+		return nil, &NoCockpitError{Socket: path, Run: run, Err: err, Client: client}
 	}
 	return c, err
 }
