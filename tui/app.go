@@ -191,6 +191,7 @@ type App struct {
 	confirm      *confirmation
 	notice       string
 	gate         *gateDialog     // the open gate dialog, nil when closed
+	overview     *overviewState  // the run overview (prefix w), nil when closed
 	gatesSeen    map[string]bool // gates already opened or announced once
 	alert        string          // a bell and desktop notification to send (a new gate)
 

@@ -215,6 +215,9 @@ func (a *App) cmdTickIfNeeded() tea.Cmd {
 
 // clockRunning reports whether a shown pane has a running elapsed time.
 func (a *App) clockRunning() bool {
+	if a.batchRunning() {
+		return true
+	}
 	for _, pv := range a.panes {
 		if !pv.rect.Empty() && pv.hasDisp && pv.settled.IsZero() && !pv.dispatched.IsZero() {
 			return true

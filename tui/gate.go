@@ -66,7 +66,7 @@ func (a *App) syncGates() {
 		if a.gate == nil && a.mode == modeNav && a.confirm == nil {
 			a.openGate(g.ID)
 		} else {
-			a.notice = "gate " + g.ID + " waiting — g answers"
+			a.notice = "gate " + g.ID + " waiting — " + a.gateKey() + " answers"
 		}
 	}
 }

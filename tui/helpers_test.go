@@ -311,6 +311,7 @@ func runView(dispatches ...dispatchSpec) view.RunView {
 // how long ago it was dispatched and, when terminal, how long it ran.
 type dispatchSpec struct {
 	pane, label string
+	model       string
 	status      state.Status
 	ago, ran    time.Duration
 }
@@ -321,6 +322,7 @@ func dispatch(d dispatchSpec, i int) state.Dispatch {
 		DispatchKind:   "initial",
 		PaneID:         d.pane,
 		ExecutionLabel: d.label,
+		Model:          d.model,
 		Status:         d.status,
 		DispatchedAt:   testNow.Add(-d.ago).Format(time.RFC3339),
 	}

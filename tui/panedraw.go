@@ -59,9 +59,10 @@ func (a *App) paneRow(pv *paneView, i int) string {
 	return blank(pv.rect.W)
 }
 
-// titleBar is the pane's title row: focus marker, status glyph, label,
-// elapsed time, cost, the program's own title, filled to the pane's width
-// with a rule (heavy on the focused pane, so focus shows without colour).
+// titleBar is the pane's title row: focus marker, status glyph, then what
+// matters most first (titleText: the pane's number, elapsed time, label,
+// model, cost, ...), filled to the pane's width with a rule (heavy on the
+// focused pane, so focus shows without colour).
 func (a *App) titleBar(pv *paneView) string {
 	w := pv.rect.W
 	focused := pv == a.focused()
@@ -70,19 +71,7 @@ func (a *App) titleBar(pv *paneView) string {
 		base, rule = a.st.TitleFocused, "━"
 	}
 	glyph := a.glyph(pv)
-	var info []string
-	if d, ok := pv.elapsed(a.now()); ok {
-		info = append(info, formatElapsed(d))
-	}
-	if pv.costKnown {
-		info = append(info, fmt.Sprintf("$%.2f", pv.cost))
-	}
-	if !pv.hasDisp && pv.snap.Exited {
-		info = append(info, exitText(pv))
-	}
-	if pv.snap.Title != "" && pv.snap.Title != pv.title {
-		info = append(info, pv.snap.Title)
-	}
+	label, rest := a.titleText(pv)
 	var tags []string
 	if focused && a.zoom {
 		tags = append(tags, "zoom")
@@ -95,11 +84,6 @@ func (a *App) titleBar(pv *paneView) string {
 	}
 
 	// Plain text first, so it can be cut to the width before styling.
-	label := pv.label()
-	rest := ""
-	if len(info) > 0 {
-		rest = " · " + strings.Join(info, " · ")
-	}
 	tag := ""
 	if len(tags) > 0 {
 		tag = " [" + strings.Join(tags, "] [") + "]"
@@ -112,9 +96,14 @@ func (a *App) titleBar(pv *paneView) string {
 	}
 	text := label + rest + tag
 	if ansi.StringWidth(text) > avail {
-		// Keep the tag (it says what mode the pane is in), cut the rest.
-		keep := max(avail-ansi.StringWidth(tag), 1)
-		text = ansi.Truncate(label+rest, keep, "…") + tag
+		// Cut from the right, keeping the tag (it says what mode the pane
+		// is in) unless it would leave too little of the number, elapsed
+		// time and label.
+		keep := avail - ansi.StringWidth(tag)
+		if keep < min(ansi.StringWidth(label), 12) {
+			tag, keep = "", avail
+		}
+		text = cutRight(label+rest, max(keep, 1)) + tag
 		text = ansi.Truncate(text, avail, "…")
 	}
 	// Styling costs more than everything above; a title whose text did not
@@ -186,4 +175,19 @@ func formatElapsed(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", s/3600, (s%3600)/60)
 	}
+}
+
+// cutRight cuts s to w cells from the right, ending in "…", without
+// leaving a dangling separator (" · …") before it.
+func cutRight(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	t := ansi.Truncate(s, w, "…")
+	body := strings.TrimSuffix(t, "…")
+	trimmed := strings.TrimRight(strings.TrimSuffix(strings.TrimRight(body, " "), "·"), " ")
+	if trimmed != body && trimmed != "" {
+		return trimmed + "…"
+	}
+	return t
 }

@@ -25,6 +25,8 @@ type paneView struct {
 
 	// From the run view: the pane's dispatch.
 	status     state.Status // the dispatch status, empty without a dispatch
+	dispID     string       // the dispatch shown (the last one with this pane, or the log's)
+	model      string
 	reason     string
 	dispatched time.Time
 	settled    time.Time
@@ -33,6 +35,9 @@ type paneView struct {
 	cost      float64
 	costKnown bool
 	attention bool // a bell or notification arrived while it was not focused
+	// log is set on a finished worker's log replayed from <prompt>.log
+	// (logpane.go): a pane of this screen only, with no program.
+	log *logPane
 
 	rect rect // where it is drawn; empty when hidden
 	// sizedCols and sizedRows are the size last asked of the pane, so a
@@ -290,16 +295,17 @@ func (a *App) onRunView(v view.RunView) {
 func (a *App) applyDispatch(pv *paneView) {
 	var d *state.Dispatch
 	for i := range a.run.Dispatches {
-		if a.run.Dispatches[i].PaneID == pv.id {
+		if a.run.Dispatches[i].PaneID == pv.id || (pv.log != nil && a.run.Dispatches[i].DispatchID == pv.dispatchID) {
 			d = &a.run.Dispatches[i]
 		}
 	}
 	if d == nil {
-		pv.hasDisp = false
+		pv.hasDisp, pv.dispID, pv.model = false, "", ""
 		return
 	}
 	pv.hasDisp = true
 	pv.status, pv.reason = d.Status, d.Reason
+	pv.dispID, pv.model = d.DispatchID, d.Model
 	pv.dispatched = parseTime(d.DispatchedAt)
 	pv.settled = parseTime(d.SettledAt)
 	if pv.title == "" || pv.title == pv.id {

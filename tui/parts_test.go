@@ -35,7 +35,14 @@ func TestTitleBarGolden(t *testing.T) {
 			dispatchSpec{pane: "pane-4", label: "gemini-analyser-3", status: "error", ago: time.Minute, ran: 12 * time.Second},
 			dispatchSpec{pane: "pane-5", label: "grok-critic-4", status: "timeout", ago: 40 * time.Minute, ran: 30 * time.Minute},
 			dispatchSpec{pane: "pane-6", label: "kimi-critic-5", status: "not-run", ago: time.Minute},
+			dispatchSpec{pane: "pane-10", label: "Codex analyser · gpt-6.1-sol", model: "gpt-6.1-sol", status: "in-progress", ago: 3 * time.Minute},
+			dispatchSpec{pane: "pane-11", label: "claude-analyser-7", model: "opus", status: "completed", ago: 3 * time.Minute, ran: 2 * time.Minute},
+			dispatchSpec{pane: "pane-12", label: "grok-analyser-8", model: "grok-5", status: "error", ago: 3 * time.Minute, ran: time.Minute},
 		)
+		run.Usage = map[string]view.Usage{
+			"d-007": {Input: 2000, Output: 100, CostUSD: 0.4213, Priced: true},
+			"d-008": {Input: 2000, Output: 100},
+		}
 		a.onRunView(run)
 		type tc struct {
 			name string
@@ -80,6 +87,19 @@ func TestTitleBarGolden(t *testing.T) {
 		}
 		a.panes = []*paneView{lead}
 		a.focus = 0
+		// Numbered panes (their 1-9 focus key), with a model and a cost
+		// from the run view's usage, cut from the right when narrow.
+		modelInLabel := mk("pane-10", "")
+		priced := mk("pane-11", "")
+		unpriced := mk("pane-12", "")
+		a.panes = append(a.panes, modelInLabel, priced, unpriced)
+		for _, w := range []int{70, 40, 28, 16} {
+			cases = append(cases,
+				tc{name: fmt.Sprintf("model in label %d", w), pv: modelInLabel, w: w},
+				tc{name: fmt.Sprintf("priced %d", w), pv: priced, w: w},
+				tc{name: fmt.Sprintf("unpriced %d", w), pv: unpriced, w: w},
+			)
+		}
 		var b strings.Builder
 		for _, c := range cases {
 			c.pv.rect = rect{W: c.w, H: 5}
@@ -137,6 +157,8 @@ func TestStatusLineGolden(t *testing.T) {
 		a := partsApp(110, 30, noColor)
 		line := func(name string) { fmt.Fprintf(&b, "%-16s|%s|\n", name, a.statusLine()) }
 		line("no run yet")
+		a.onRunView(runView())
+		line("no dispatch yet")
 		v := runView(
 			dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute},
 			dispatchSpec{pane: "pane-3", label: "claude-analyser-2", status: "completed", ago: time.Minute, ran: time.Second},
@@ -159,13 +181,36 @@ func TestStatusLineGolden(t *testing.T) {
 		v.BatchKind = "reverify-r2"
 		a.onRunView(v)
 		line("two gates")
+		// The key that opens the gate dialog from each mode: g only
+		// while navigating.
+		a.gate = nil
+		a.mode = modeInput
+		line("gates input")
+		a.mode = modeScroll
+		line("gates scroll")
+		a.mode = modeNav
+		v.Usage = map[string]view.Usage{
+			"d-001": {Input: 12000, Output: 800, CostUSD: 1.375, Priced: true},
+			"d-002": {Input: 5000, Output: 300, CostUSD: 0.25, Priced: true},
+		}
+		a.onRunView(v)
+		line("cost")
+		v.Usage["d-003"] = view.Usage{Input: 100, Output: 10}
+		a.onRunView(v)
+		line("cost unpriced")
 		a.onNotice(view.Notice{Text: "worker claude-analyser-2 settled: completed"})
 		line("notice")
+		a.width = 80
+		line("80")
 		a.width = 60
 		line("narrow")
+		a.width = 40
+		line("narrow 40")
 		a.width = 110
 		a.confirm = &confirmation{kind: confirmQuit, text: "2 worker panes are still running — quit anyway? (q/y: quit, any other key: stay)"}
 		line("confirm quit")
+		a.width = 60
+		line("confirm narrow")
 		golden.RequireEqual(t, b.String())
 	})
 }

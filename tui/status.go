@@ -50,16 +50,22 @@ func nextText(n *state.NextPhase) string {
 	return s
 }
 
-// statusLine is the bottom row: the mode, the batch counts, waiting gates,
-// the last notice, and on the right the keys that matter now. A pending
-// confirmation takes the whole line. When space is short the key hint goes
-// first, then the notice is cut; the counts and gates stay.
+// statusLine is the bottom row: the mode, the batch counts (or that no
+// worker was dispatched yet), the batch kind, its elapsed time, the run's
+// cost, waiting gates, the last notice, and on the right the keys that
+// work now. A pending confirmation takes the whole line. When space is
+// short the key hint loses items from its end, then the batch kind, the
+// elapsed time and the cost go, then the notice is cut with "…"; the
+// counts and gates stay.
 func (a *App) statusLine() string {
 	w := a.width
 	if a.confirm != nil && a.confirm.kind != confirmEnd {
-		return fit(" "+a.st.Prompt.Render(a.confirm.text), w)
+		return fit(" "+a.st.Prompt.Render(ansi.Truncate(a.confirm.text, max(w-1, 0), "…")), w)
 	}
 	badge := a.mode.String()
+	if a.overview != nil {
+		badge = "OVERVIEW"
+	}
 	if a.zoom {
 		badge += " ZOOM"
 	}
@@ -70,22 +76,36 @@ func (a *App) statusLine() string {
 	sep := a.st.Hint.Render(" · ")
 	if a.haveRun {
 		v := a.run
-		counts := "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+		counts := "no workers dispatched yet"
+		if len(v.Dispatches) > 0 {
+			counts = "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+		}
 		gates := ""
 		if n := len(v.Gates); n > 0 {
-			gates = sep + a.st.Prompt.Render(gateText(n))
+			gates = sep + a.st.Prompt.Render(a.gateText(n))
 		}
-		kind := ""
-		if v.BatchKind != "" {
-			kind = sep + string(v.BatchKind)
+		// Optional parts, dropped in this order when the line is short.
+		var opt []string
+		if v.BatchKind != "" && len(v.Dispatches) > 0 {
+			opt = append(opt, string(v.BatchKind))
 		}
-		if ansi.StringWidth(left+counts+kind+gates) > w {
-			// The counts and the gates matter more than the batch kind.
-			kind = ""
+		if d, ok := a.batchElapsed(); ok {
+			opt = append(opt, formatElapsed(d))
 		}
-		left += counts + kind + gates
+		if c := a.totalCost(); c != "" {
+			opt = append(opt, c)
+		}
+		for len(opt) > 0 && ansi.StringWidth(left+counts+sep+strings.Join(opt, sep)+gates) > w {
+			opt = opt[1:]
+		}
+		if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && ansi.StringWidth(left+counts+gates) > w {
+			counts = short
+		}
+		if len(opt) > 0 {
+			counts += sep + strings.Join(opt, sep)
+		}
+		left += counts + gates
 	}
-	right := a.st.Hint.Render(a.hint()) + " "
 	notice := ""
 	if a.notice != "" {
 		notice = a.st.Notice.Render(a.notice)
@@ -93,26 +113,60 @@ func (a *App) statusLine() string {
 			notice = sep + notice
 		}
 	}
-	lw, nw, rw := ansi.StringWidth(left), ansi.StringWidth(notice), ansi.StringWidth(right)
-	if lw+nw+rw > w {
-		right, rw = "", 0
-	}
-	if lw+nw > w {
+	lw, nw := ansi.StringWidth(left), ansi.StringWidth(notice)
+	if lw+nw > w && w-lw < 12 {
+		// Too little room to say anything: the notice waits for a
+		// wider line (it stays the last notice).
+		notice, nw = "", 0
+	} else if lw+nw > w {
 		notice = ansi.Truncate(notice, max(w-lw, 0), "…")
+		nw = ansi.StringWidth(notice)
+	}
+	right := ""
+	if room := w - lw - nw - 2; room > 0 {
+		if h := fitHint(a.hint(), room); h != "" {
+			right = a.st.Hint.Render(h) + " "
+		}
 	}
 	return spread(left+notice, right, w)
 }
 
-func gateText(n int) string {
-	if n == 1 {
-		return "1 gate waiting (g)"
+// fitHint keeps the items of a key hint ("a: x · b: y") that fit in w
+// cells, dropping whole items from the end: a hint is never cut mid-word.
+func fitHint(h string, w int) string {
+	items := strings.Split(h, " · ")
+	for len(items) > 0 && ansi.StringWidth(strings.Join(items, " · ")) > w {
+		items = items[:len(items)-1]
 	}
-	return strconv.Itoa(n) + " gates waiting (g)"
+	return strings.Join(items, " · ")
+}
+
+// gateText counts the waiting gates with the key that opens the dialog
+// from the current mode: g while navigating, the prefix then g while
+// typing into a pane or scrolling (where g is the pane's or "top").
+func (a *App) gateText(n int) string {
+	k := "(" + a.gateKey() + ")"
+	if n == 1 {
+		return "1 gate waiting " + k
+	}
+	return strconv.Itoa(n) + " gates waiting " + k
+}
+
+// gateKey is the key that opens the gate dialog from the current mode.
+func (a *App) gateKey() string {
+	g := a.keys.Gate.Help().Key
+	if a.mode == modeNav && a.overview == nil {
+		return g
+	}
+	return a.keys.Prefix.Help().Key + " " + g
 }
 
 // hint names the keys of the current mode.
 func (a *App) hint() string {
 	prefix := a.keys.Prefix.Help().Key
+	if a.overview != nil {
+		return a.overviewHint()
+	}
 	switch a.mode {
 	case modeInput:
 		return prefix + ": back to navigation"
@@ -121,13 +175,13 @@ func (a *App) hint() string {
 	}
 	switch {
 	case a.readOnly && a.attached:
-		return "?: help · d: detach"
+		return "?: help · w: overview · d: detach"
 	case a.readOnly:
-		return "?: help"
+		return "?: help · w: overview"
 	case a.attached:
-		return "enter: type · ?: help · d: detach · q: quit"
+		return "enter: type · ?: help · w: overview · d: detach · q: quit"
 	}
-	return "enter: type · ?: help · q: quit"
+	return "enter: type · ?: help · w: overview · q: quit"
 }
 
 // tabStrip lists the panes when only the focused one fits: number,

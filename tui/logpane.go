@@ -1,0 +1,4 @@
+package tui
+
+// logPane is a finished worker's log replayed from <prompt>.log.
+type logPane struct{}
