@@ -70,6 +70,7 @@ func builtinProviders() []*Provider {
 				{ID: "sonnet", Display: "Claude Sonnet", ExecutionValue: "sonnet", Selectable: true},
 			},
 			DefaultModels: claudeDefaults,
+			Served:        claudeServed,
 		},
 		{
 			ID:           "antigravity",
@@ -112,7 +113,7 @@ func simProvider() *Provider {
 	}
 	var models []Model
 	for _, m := range simCatalogModels {
-		models = append(models, Model{ID: m.id, Display: m.display, ExecutionValue: m.id, Selectable: true})
+		models = append(models, Model{ID: m.id, Display: m.display, ExecutionValue: m.id, Selectable: true, Pricing: &simPricing})
 	}
 	return &Provider{
 		ID:            SimProviderID,
@@ -121,6 +122,7 @@ func simProvider() *Provider {
 		promptOn:      PromptOnStdin,
 		Models:        models,
 		DefaultModels: everyRole("sim-ok"),
+		acceptPricing: &simPricing,
 		accept: func(name string) bool {
 			_, err := parseSimModel(name)
 			return err == nil

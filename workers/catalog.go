@@ -60,11 +60,16 @@ type Provider struct {
 	// Source says where the provider's last definition came from: "built-in"
 	// or the providers.json path that last changed it.
 	Source string
+	// Served are list prices of the models the CLI reports in its token
+	// evidence when they are not rows (see PriceOf).
+	Served []ServedPrice
 
 	promptOn string
 	// accept recognises model names outside Models (the sim provider's
 	// parametric names such as sim-ok-3s).
 	accept func(model string) bool
+	// acceptPricing prices the names accept recognises.
+	acceptPricing *Pricing
 }
 
 // Catalog is the set of providers the cockpit can run: the built-in ones with
@@ -191,7 +196,7 @@ func (p *Provider) Model(name string) (Model, bool) {
 		}
 	}
 	if p.accept != nil && p.accept(name) {
-		return Model{ID: name, Display: name, ExecutionValue: name}, true
+		return Model{ID: name, Display: name, ExecutionValue: name, Pricing: p.acceptPricing}, true
 	}
 	return Model{}, false
 }

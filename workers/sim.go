@@ -127,7 +127,7 @@ func RunSim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 65
 		}
 	}
-	s := &sim{out: stdout, model: model, spec: spec, prompt: string(prompt)}
+	s := &sim{out: stdout, model: model, spec: spec, prompt: string(prompt), usage: newSimTokens(model)}
 	return s.run(result, stderr)
 }
 
@@ -138,6 +138,7 @@ type sim struct {
 	spec   simSpec
 	prompt string
 	frame  int
+	usage  *simTokens
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -164,6 +165,7 @@ func (s *sim) run(result string, stderr io.Writer) int {
 	s.printf("\x1b[1;38;5;39m◆ cockpit sim\x1b[0m \x1b[2mmodel\x1b[0m \x1b[1m%s\x1b[0m \x1b[2mduty\x1b[0m %s \x1b[2minvocation\x1b[0m %s\n", s.model, duty, inv)
 	// Wide CJK text, once, in truecolor.
 	s.printf("\x1b[38;2;255;175;95m작업을 시작합니다 — 分析を開始します\x1b[0m \x1b[92m✓\x1b[0m\n")
+	s.usage.spend()
 
 	switch s.spec.kind {
 	case "hang":
@@ -212,6 +214,7 @@ func (s *sim) work(d time.Duration) {
 		for next < len(simTools) && frac >= float64(next+1)/float64(len(simTools)+1) {
 			t := simTools[next]
 			s.printf("\r\x1b[2K\x1b[32m●\x1b[0m \x1b[1m%s\x1b[0m(\x1b[36m%s\x1b[0m)\n  \x1b[2m⎿  %s\x1b[0m\n", t.name, t.arg, t.note)
+			s.usage.spend()
 			next++
 		}
 		s.bar(frac, "thinking")
@@ -245,6 +248,9 @@ func (s *sim) slow(d time.Duration) {
 	for i := 1; i <= 10; i++ {
 		time.Sleep(step)
 		s.printf("\x1b[2m[%s]\x1b[0m \x1b[34m…\x1b[0m still working (%d/10)\n", time.Now().Format("15:04:05"), i)
+		if i%2 == 0 {
+			s.usage.spend()
+		}
 	}
 }
 
@@ -261,6 +267,7 @@ func (s *sim) flood(d time.Duration) {
 		_ = w.Flush()
 	}
 	_ = w.Flush()
+	s.usage.spend()
 }
 
 // ignoreTerm keeps printing and shrugs off SIGTERM and SIGHUP; only SIGKILL

@@ -1,0 +1,443 @@
+package usage
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"strconv"
+)
+
+// Format names one kind of token evidence.
+type Format uint8
+
+const (
+	// ClaudeSession is claude's session transcript: one JSON object per
+	// line, assistant lines carrying message.usage; claude writes several
+	// lines per message (one per content block), all with the same usage.
+	ClaudeSession Format = iota + 1
+	// CodexRollout is codex's rollout: event_msg lines of type token_count
+	// with cumulative info.total_token_usage, turn_context lines naming the
+	// model.
+	CodexRollout
+	// StreamJSON is `--output-format stream-json` output in a pane log:
+	// claude's assistant events (message.usage) and result event (usage,
+	// modelUsage), gemini's init (model) and result (stats) events.
+	StreamJSON
+	// KimiWire is kimi-cli's wire.jsonl: StatusUpdate messages with a
+	// token_usage per model call.
+	KimiWire
+)
+
+func (f Format) String() string {
+	switch f {
+	case ClaudeSession:
+		return "claude session"
+	case CodexRollout:
+		return "codex rollout"
+	case StreamJSON:
+		return "stream-json"
+	case KimiWire:
+		return "kimi wire"
+	}
+	return "unknown"
+}
+
+func (f Format) accumulator() accumulator {
+	switch f {
+	case ClaudeSession:
+		return &claudeAcc{msgs: map[string]msgUsage{}}
+	case CodexRollout:
+		return &codexAcc{by: map[string]Tokens{}}
+	case StreamJSON:
+		return &streamAcc{claude: claudeAcc{msgs: map[string]msgUsage{}}}
+	case KimiWire:
+		return &kimiAcc{msgs: map[string]Tokens{}}
+	}
+	return &claudeAcc{msgs: map[string]msgUsage{}}
+}
+
+// Tokens are counts of one model's tokens.
+type Tokens struct {
+	Input      int64 // input not read from a cache
+	CacheRead  int64 // input read from a cache
+	CacheWrite int64 // input written to a cache (claude, kimi)
+	Output     int64 // output, reasoning included
+}
+
+func (t Tokens) add(u Tokens) Tokens {
+	return Tokens{t.Input + u.Input, t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite, t.Output + u.Output}
+}
+
+func (t Tokens) sub(u Tokens) Tokens {
+	return Tokens{t.Input - u.Input, t.CacheRead - u.CacheRead, t.CacheWrite - u.CacheWrite, t.Output - u.Output}
+}
+
+// Sum is every token counted.
+func (t Tokens) Sum() int64 { return t.Input + t.CacheRead + t.CacheWrite + t.Output }
+
+// Totals are a worker's tokens so far, by the model the evidence names (""
+// when it names none), and the model named last.
+type Totals struct {
+	ByModel map[string]Tokens
+	Last    string
+}
+
+// All sums every model's tokens.
+func (t Totals) All() Tokens {
+	var s Tokens
+	for _, v := range t.ByModel {
+		s = s.add(v)
+	}
+	return s
+}
+
+// accumulator parses the lines of one format; line reports whether the
+// totals changed.
+type accumulator interface {
+	line([]byte) bool
+	totals() Totals
+}
+
+// jsonStart is the line from its first '{' (pane logs may carry terminal
+// output before it), or nil.
+func jsonStart(line []byte) []byte {
+	i := bytes.IndexByte(line, '{')
+	if i < 0 {
+		return nil
+	}
+	return line[i:]
+}
+
+// claudeUsage is the usage object of the Anthropic API.
+type claudeUsage struct {
+	Input       int64 `json:"input_tokens"`
+	CacheCreate int64 `json:"cache_creation_input_tokens"`
+	CacheRead   int64 `json:"cache_read_input_tokens"`
+	Output      int64 `json:"output_tokens"`
+}
+
+func (u claudeUsage) tokens() Tokens {
+	return Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+}
+
+type msgUsage struct {
+	model string
+	t     Tokens
+}
+
+// claudeAcc keeps one usage per message: the lines of one message repeat
+// its usage (output_tokens may grow from one to the next), so the last
+// line of a message wins and messages are summed.
+type claudeAcc struct {
+	msgs map[string]msgUsage
+	n    int // lines without an id
+	last string
+}
+
+var (
+	kwUsage  = []byte(`"usage"`)
+	kwResult = []byte(`"result"`)
+	kwInit   = []byte(`"init"`)
+)
+
+type claudeLine struct {
+	Type      string `json:"type"`
+	RequestID string `json:"requestId"`
+	UUID      string `json:"uuid"`
+	Message   *struct {
+		ID    string       `json:"id"`
+		Model string       `json:"model"`
+		Usage *claudeUsage `json:"usage"`
+	} `json:"message"`
+}
+
+func (a *claudeAcc) line(b []byte) bool {
+	if !bytes.Contains(b, kwUsage) {
+		return false
+	}
+	var l claudeLine
+	if json.Unmarshal(jsonStart(b), &l) != nil {
+		return false
+	}
+	return a.take(l)
+}
+
+func (a *claudeAcc) take(l claudeLine) bool {
+	if l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil {
+		return false
+	}
+	t := l.Message.Usage.tokens()
+	model := l.Message.Model
+	if t.Sum() == 0 || model == "<synthetic>" {
+		return false
+	}
+	key := l.Message.ID + "\x00" + l.RequestID
+	if l.Message.ID == "" && l.RequestID == "" {
+		key = l.UUID
+		if key == "" {
+			a.n++
+			key = "\x01" + strconv.Itoa(a.n)
+		}
+	}
+	a.last = model
+	if old, ok := a.msgs[key]; ok && old == (msgUsage{model, t}) {
+		return false
+	}
+	a.msgs[key] = msgUsage{model, t}
+	return true
+}
+
+func (a *claudeAcc) totals() Totals {
+	by := map[string]Tokens{}
+	for _, m := range a.msgs {
+		by[m.model] = by[m.model].add(m.t)
+	}
+	return Totals{ByModel: by, Last: a.last}
+}
+
+// codexAcc attributes each growth of the cumulative total_token_usage to
+// the model of the turn it happened in.
+type codexAcc struct {
+	model string
+	prev  Tokens
+	by    map[string]Tokens
+}
+
+type codexUsage struct {
+	Input     int64 `json:"input_tokens"`
+	Cached    int64 `json:"cached_input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Reasoning int64 `json:"reasoning_output_tokens"`
+}
+
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type  string `json:"type"`
+		Model string `json:"model"`
+		ID    string `json:"id"`
+		Cwd   string `json:"cwd"`
+		Info  *struct {
+			Total *codexUsage `json:"total_token_usage"`
+		} `json:"info"`
+	} `json:"payload"`
+}
+
+var (
+	kwTokenCount  = []byte(`"token_count"`)
+	kwTurnContext = []byte(`"turn_context"`)
+)
+
+func (a *codexAcc) line(b []byte) bool {
+	if !bytes.Contains(b, kwTokenCount) && !bytes.Contains(b, kwTurnContext) {
+		return false
+	}
+	var l codexLine
+	if json.Unmarshal(jsonStart(b), &l) != nil {
+		return false
+	}
+	if l.Type == "turn_context" {
+		if l.Payload.Model != "" {
+			a.model = l.Payload.Model
+		}
+		return false
+	}
+	if l.Type != "event_msg" || l.Payload.Type != "token_count" || l.Payload.Info == nil || l.Payload.Info.Total == nil {
+		return false
+	}
+	u := l.Payload.Info.Total
+	// OpenAI counts cached input inside input_tokens and reasoning inside
+	// output_tokens.
+	cur := Tokens{Input: u.Input - u.Cached, CacheRead: u.Cached, Output: u.Output}
+	d := cur.sub(a.prev)
+	if d == (Tokens{}) {
+		return false
+	}
+	a.prev = cur
+	a.by[a.model] = a.by[a.model].add(d)
+	return true
+}
+
+func (a *codexAcc) totals() Totals {
+	return Totals{ByModel: maps.Clone(a.by), Last: a.model}
+}
+
+// streamAcc reads stream-json events: claude's assistant events until its
+// result event, whose totals are final; gemini's result stats.
+type streamAcc struct {
+	claude claudeAcc
+	model  string  // the init event's
+	final  *Totals // a result event's
+	sessID string
+}
+
+type streamLine struct {
+	claudeLine
+	Subtype   string                 `json:"subtype"`
+	Model     string                 `json:"model"`
+	SessionID string                 `json:"session_id"`
+	Usage     *claudeUsage           `json:"usage"`
+	ModelUse  map[string]claudeModel `json:"modelUsage"`
+	Stats     *geminiStats           `json:"stats"`
+}
+
+// claudeModel is one entry of a claude result event's modelUsage.
+type claudeModel struct {
+	Input       int64 `json:"inputTokens"`
+	Output      int64 `json:"outputTokens"`
+	CacheRead   int64 `json:"cacheReadInputTokens"`
+	CacheCreate int64 `json:"cacheCreationInputTokens"`
+}
+
+// geminiStats is the stats of gemini's stream-json result event (totals
+// over its models) or of its --output-format json object (per model).
+type geminiStats struct {
+	Total  int64 `json:"total_tokens"`
+	Input  int64 `json:"input_tokens"` // prompt tokens, cached included
+	Output int64 `json:"output_tokens"`
+	Cached int64 `json:"cached"`
+	Models map[string]struct {
+		Tokens struct {
+			Prompt     int64 `json:"prompt"`
+			Candidates int64 `json:"candidates"`
+			Cached     int64 `json:"cached"`
+			Thoughts   int64 `json:"thoughts"`
+		} `json:"tokens"`
+	} `json:"models"`
+}
+
+func (a *streamAcc) line(b []byte) bool {
+	if !bytes.Contains(b, kwUsage) && !bytes.Contains(b, kwResult) && !bytes.Contains(b, kwInit) {
+		return false
+	}
+	var l streamLine
+	if json.Unmarshal(jsonStart(b), &l) != nil {
+		return false
+	}
+	switch l.Type {
+	case "system", "init":
+		if l.Type == "init" || l.Subtype == "init" {
+			if l.Model != "" {
+				a.model = l.Model
+			}
+			if l.SessionID != "" {
+				a.sessID = l.SessionID
+			}
+		}
+		return false
+	case "assistant":
+		if a.final != nil {
+			return false
+		}
+		return a.claude.take(l.claudeLine)
+	case "result":
+		t, ok := a.result(l)
+		if !ok {
+			return false
+		}
+		a.final = &t
+		return true
+	}
+	return false
+}
+
+func (a *streamAcc) result(l streamLine) (Totals, bool) {
+	last := a.claude.last
+	if last == "" {
+		last = a.model
+	}
+	by := map[string]Tokens{}
+	switch {
+	case len(l.ModelUse) > 0:
+		for m, u := range l.ModelUse {
+			by[m] = Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+		}
+	case l.Usage != nil:
+		by[last] = l.Usage.tokens()
+	case l.Stats != nil && len(l.Stats.Models) > 0:
+		for m, s := range l.Stats.Models {
+			t := s.Tokens
+			by[m] = Tokens{Input: t.Prompt - t.Cached, CacheRead: t.Cached, Output: t.Candidates + t.Thoughts}
+			last = m
+		}
+	case l.Stats != nil:
+		s := l.Stats
+		out := s.Output
+		// The total counts thoughts (billed as output) that
+		// output_tokens leaves out.
+		if extra := s.Total - s.Input - s.Output; extra > 0 {
+			out += extra
+		}
+		by[last] = Tokens{Input: s.Input - s.Cached, CacheRead: s.Cached, Output: out}
+	default:
+		return Totals{}, false
+	}
+	return Totals{ByModel: by, Last: last}, true
+}
+
+func (a *streamAcc) totals() Totals {
+	if a.final != nil {
+		return Totals{ByModel: maps.Clone(a.final.ByModel), Last: a.final.Last}
+	}
+	t := a.claude.totals()
+	if t.Last == "" {
+		t.Last = a.model
+	}
+	return t
+}
+
+// kimiAcc sums kimi's StatusUpdate token_usage, one per message id.
+type kimiAcc struct {
+	msgs map[string]Tokens
+	n    int
+}
+
+type kimiLine struct {
+	Message struct {
+		Type    string `json:"type"`
+		Payload struct {
+			MessageID string `json:"message_id"`
+			Usage     *struct {
+				Other       int64 `json:"input_other"`
+				Output      int64 `json:"output"`
+				CacheRead   int64 `json:"input_cache_read"`
+				CacheCreate int64 `json:"input_cache_creation"`
+			} `json:"token_usage"`
+		} `json:"payload"`
+	} `json:"message"`
+}
+
+var kwTokenUsage = []byte(`"token_usage"`)
+
+func (a *kimiAcc) line(b []byte) bool {
+	if !bytes.Contains(b, kwTokenUsage) {
+		return false
+	}
+	var l kimiLine
+	if json.Unmarshal(jsonStart(b), &l) != nil || l.Message.Type != "StatusUpdate" || l.Message.Payload.Usage == nil {
+		return false
+	}
+	u := l.Message.Payload.Usage
+	t := Tokens{Input: u.Other, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+	if t.Sum() == 0 {
+		return false
+	}
+	key := l.Message.Payload.MessageID
+	if key == "" {
+		a.n++
+		key = "\x01" + strconv.Itoa(a.n)
+	}
+	if a.msgs[key] == t {
+		return false
+	}
+	a.msgs[key] = t
+	return true
+}
+
+func (a *kimiAcc) totals() Totals {
+	var s Tokens
+	for _, t := range a.msgs {
+		s = s.add(t)
+	}
+	return Totals{ByModel: map[string]Tokens{"": s}}
+}

@@ -1,0 +1,313 @@
+package usage
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/okstra/cockpit/workers"
+)
+
+// Dispatch is what a Tracker needs of one worker.
+type Dispatch struct {
+	ID       string
+	Provider string
+	Model    string // the dispatch's model execution value
+	Prompt   string // absolute prompt path
+	Log      string // absolute pane log path
+	// Cwd is where the CLI runs (the worktree, else the project root).
+	Cwd       string
+	SessionID string // the dispatcher's --session-id, "" when none
+	Started   time.Time
+}
+
+// Watch is a path the caller should watch and report to Changed: a file,
+// or (Dir) a directory whose entries are reported.
+type Watch struct {
+	Path string
+	Dir  bool
+}
+
+// Tracker follows the evidence of many workers: Add says which files to
+// watch, Changed reads what a changed file appended. Safe for concurrent
+// use.
+type Tracker struct {
+	cat   *workers.Catalog
+	homes Homes
+
+	mu      sync.Mutex
+	ds      map[string]*tracked
+	files   map[string][]*tracked // followed file → its workers
+	dirs    map[string]Format     // directories where evidence appears
+	claimed map[string]bool       // evidence files tied to a worker
+	sums    map[string]Summary
+}
+
+type tracked struct {
+	d      Dispatch
+	format Format
+	f      *Follower // nil until its file is known
+	dir    string    // where an unknown file will appear (codex, kimi)
+	sessID string    // codex: the session id its log printed
+}
+
+// NewTracker makes a tracker pricing with cat (nil: everything unpriced)
+// and finding the CLIs' files under homes.
+func NewTracker(cat *workers.Catalog, homes Homes) *Tracker {
+	return &Tracker{
+		cat: cat, homes: homes, ds: map[string]*tracked{}, files: map[string][]*tracked{},
+		dirs: map[string]Format{}, claimed: map[string]bool{}, sums: map[string]Summary{},
+	}
+}
+
+// Evidence says where a worker of provider leaves its tokens: the format,
+// and either a file path or (dir true) a directory where the file will
+// appear. ok is false when the provider leaves none the cockpit can read.
+func (t *Tracker) evidence(d Dispatch) (f Format, path string, dirs []string, ok bool) {
+	if d.Provider == workers.SimProviderID {
+		return ClaudeSession, SimUsagePath(d.Prompt), nil, d.Prompt != ""
+	}
+	var argv []string
+	if t.cat != nil {
+		if p, err := t.cat.Provider(d.Provider); err == nil {
+			argv = p.Command
+		}
+	}
+	if len(argv) == 0 {
+		return 0, "", nil, false
+	}
+	cli := filepath.Base(argv[0])
+	switch {
+	case slices.Contains(argv, "stream-json"):
+		return StreamJSON, d.Log, nil, d.Log != ""
+	case cli == "claude" && d.SessionID != "" && slices.Contains(argv, "{sessionId}"):
+		return ClaudeSession, t.homes.ClaudeSession(d.Cwd, d.SessionID), nil, true
+	case cli == "codex":
+		start := d.Started
+		if start.IsZero() {
+			start = time.Now()
+		}
+		ds := []string{t.homes.CodexDayDir(start)}
+		if today := t.homes.CodexDayDir(time.Now()); today != ds[0] {
+			ds = append(ds, today)
+		}
+		return CodexRollout, "", ds, true
+	case cli == "kimi":
+		return KimiWire, "", []string{t.homes.KimiWorkDir(d.Cwd)}, true
+	}
+	return 0, "", nil, false
+}
+
+// Add starts following d (once; a second Add of the same id does
+// nothing), reads what its evidence holds already, and returns what to
+// watch for it.
+func (t *Tracker) Add(d Dispatch) []Watch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.ds[d.ID]; ok {
+		return nil
+	}
+	format, path, dirs, ok := t.evidence(d)
+	w := &tracked{d: d, format: format}
+	t.ds[d.ID] = w
+	if !ok {
+		return nil
+	}
+	if path != "" {
+		t.follow(w, path)
+		if format == ClaudeSession && w.f.Offset() == 0 && d.Provider != workers.SimProviderID {
+			// The worker may have run in another directory (a worktree).
+			if other := t.homes.FindClaudeSession(d.SessionID); other != "" && other != path {
+				t.unfollow(w)
+				t.follow(w, other)
+				return []Watch{{Path: path}, {Path: other}}
+			}
+		}
+		return []Watch{{Path: path}}
+	}
+	var out []Watch
+	for _, dir := range dirs {
+		t.dirs[dir] = format
+		out = append(out, Watch{Path: dir, Dir: true})
+	}
+	w.dir = dirs[0]
+	for _, dir := range dirs {
+		if w.f != nil {
+			break
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
+				out = append(out, Watch{Path: got})
+			}
+			if w.f != nil {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (t *Tracker) follow(w *tracked, path string) {
+	w.f = NewFollower(path, w.format)
+	t.files[path] = append(t.files[path], w)
+	t.claimed[path] = true
+	_, _ = w.f.Update()
+	t.price(w)
+}
+
+func (t *Tracker) unfollow(w *tracked) {
+	path := w.f.Path
+	t.files[path] = slices.DeleteFunc(t.files[path], func(x *tracked) bool { return x == w })
+	delete(t.claimed, path)
+	w.f = nil
+}
+
+// Changed reads what path appended (a followed file), or ties a new file
+// in a watched directory to its worker. changed says whether any worker's
+// usage changed; more are further paths to watch.
+func (t *Tracker) Changed(path string) (changed bool, more []Watch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ws, ok := t.files[path]; ok {
+		for _, w := range ws {
+			if c, _ := w.f.Update(); c {
+				changed = t.price(w) || changed
+			}
+		}
+		return changed, nil
+	}
+	if _, ok := t.dirs[filepath.Dir(path)]; !ok || t.claimed[path] {
+		return false, nil
+	}
+	if got := t.associate(path); got != "" {
+		return true, []Watch{{Path: got}}
+	}
+	return false, nil
+}
+
+// associate ties entry, a new entry of an evidence directory, to the
+// worker it belongs to, and returns the file to watch for it ("" when it
+// is nobody's, or nothing to watch beyond the directory).
+func (t *Tracker) associate(entry string) string {
+	if t.claimed[entry] {
+		return ""
+	}
+	dir := filepath.Dir(entry)
+	var waiting []*tracked
+	for _, w := range t.ds {
+		if w.f == nil && w.dir != "" && (w.dir == dir || t.dirs[dir] == w.format) {
+			waiting = append(waiting, w)
+		}
+	}
+	if len(waiting) == 0 {
+		return ""
+	}
+	slices.SortFunc(waiting, func(a, b *tracked) int { return a.d.Started.Compare(b.d.Started) })
+	switch waiting[0].format {
+	case CodexRollout:
+		return t.associateRollout(entry, waiting)
+	case KimiWire:
+		return t.associateKimi(entry, waiting)
+	}
+	return ""
+}
+
+// associateRollout ties a codex rollout to a worker: by the session id
+// the worker's log printed, else by the rollout's session_meta naming the
+// worker's directory and a start after its dispatch, when exactly one
+// waiting worker runs there.
+func (t *Tracker) associateRollout(path string, waiting []*tracked) string {
+	if !IsRollout(path) {
+		return ""
+	}
+	base := strings.ToLower(filepath.Base(path))
+	for _, w := range waiting {
+		if w.sessID == "" {
+			w.sessID = CodexSessionFromLog(w.d.Log)
+		}
+		if w.sessID != "" && strings.HasSuffix(base, "-"+w.sessID+".jsonl") {
+			t.follow(w, path)
+			return path
+		}
+	}
+	meta, ok := ReadRolloutMeta(path)
+	if !ok {
+		return ""
+	}
+	var match *tracked
+	for _, w := range waiting {
+		if w.d.Cwd != meta.Cwd || (w.sessID != "" && w.sessID != meta.ID) {
+			continue
+		}
+		if !meta.At.IsZero() && !w.d.Started.IsZero() && meta.At.Before(w.d.Started.Add(-5*time.Second)) {
+			continue
+		}
+		if match != nil {
+			return "" // two workers could own it: wait for a session id
+		}
+		match = w
+	}
+	if match == nil {
+		return ""
+	}
+	t.follow(match, path)
+	return path
+}
+
+// associateKimi ties a new kimi session directory to the earliest waiting
+// kimi worker of that working directory that started before it.
+func (t *Tracker) associateKimi(dir string, waiting []*tracked) string {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return ""
+	}
+	for _, w := range waiting {
+		if w.format != KimiWire || t.homes.KimiWorkDir(w.d.Cwd) != filepath.Dir(dir) {
+			continue
+		}
+		if !w.d.Started.IsZero() && st.ModTime().Before(w.d.Started.Add(-2*time.Second)) {
+			continue
+		}
+		t.claimed[dir] = true
+		wire := filepath.Join(dir, "wire.jsonl")
+		t.follow(w, wire)
+		return wire
+	}
+	return ""
+}
+
+// price recomputes w's summary; it reports whether it changed.
+func (t *Tracker) price(w *tracked) bool {
+	tot := w.f.Totals()
+	if tot.All().Sum() == 0 {
+		return false
+	}
+	s := Price(t.cat, w.d.Provider, w.d.Model, tot, w.format.String())
+	if t.sums[w.d.ID] == s {
+		return false
+	}
+	t.sums[w.d.ID] = s
+	return true
+}
+
+// Usage returns every worker's summary that has tokens, by dispatch id.
+func (t *Tracker) Usage() map[string]Summary {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.sums) == 0 {
+		return nil
+	}
+	out := make(map[string]Summary, len(t.sums))
+	for k, v := range t.sums {
+		out[k] = v
+	}
+	return out
+}
+
+// SimUsagePath is where the sim provider writes its claude-shaped usage
+// for a prompt: beside it, so a demo touches nothing under ~/.claude.
+func SimUsagePath(prompt string) string { return prompt + ".usage.jsonl" }
