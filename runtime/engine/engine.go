@@ -63,6 +63,7 @@ type Engine struct {
 	server *control.Server
 
 	paths   pathCache
+	usage   *usageFollow   // the workers' token evidence
 	opening sync.WaitGroup // panes being opened
 	seen    map[string]int // dispatches whose sidecar was read → the wrapper pid it named
 
@@ -101,6 +102,7 @@ func Start(cfg Config) (*Engine, error) {
 		info: map[string]control.PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
 		stopping: make(chan struct{}), started: time.Now(),
 		seen:   map[string]int{},
+		usage:  newUsageFollow(cfg.Run),
 		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
 	}
 	run := cfg.Run

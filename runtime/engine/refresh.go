@@ -41,12 +41,19 @@ func (c *Engine) loop() {
 // exit, gate, watcher overflow) looks at every pending dispatch. So the
 // work per event does not grow with the number of workers.
 func (c *Engine) refresh(batch []watch.FileEvent, full bool) {
+	if changed, only := c.usageEvents(batch, full); only {
+		if changed {
+			c.publishUsage()
+		}
+		return
+	}
 	ch := classify(batch, full)
 	ts, problem, err := c.settle(ch)
 	if err != nil {
 		c.setErr(err)
 		return
 	}
+	c.trackUsage(ts)
 	c.buildView(ts, ch, problem)
 }
 
@@ -157,6 +164,7 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 	v.Title, v.Backend = runTitle(run), run.Manifest.TerminalBackend
 	v.Dispatches = ts.WorkerDispatches
 	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
+	v.Usage = c.usageView()
 	if ch.ledger {
 		var err error
 		if v.Timeline, err = readTimeline(run); err != nil && v.Err == "" {

@@ -23,6 +23,7 @@ const (
 	EvResult                           // a worker's result file appeared or changed
 	EvProcessExit                      // a watched worker process exited
 	EvOther                            // any other watched file
+	EvUsage                            // a worker's token evidence (runtime/engine's usage)
 )
 
 func (k EventKind) String() string {
@@ -37,6 +38,8 @@ func (k EventKind) String() string {
 		return "result"
 	case EvProcessExit:
 		return "process-exit"
+	case EvUsage:
+		return "usage"
 	}
 	return "other"
 }
@@ -69,6 +72,7 @@ type Watcher struct {
 
 	mu       sync.Mutex
 	files    map[string]EventKind // absolute path → kind
+	dirs     map[string]EventKind // WatchDir directories → the kind of their entries
 	pending  map[string][]string  // missing dir → the files waiting for it
 	watching map[string]bool      // directories with a watch
 	pids     map[int]bool         // pids being watched or seen exit
@@ -280,10 +284,14 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 			appeared = append(appeared, got...)
 			if err == nil && w.watching[filepath.Dir(file)] {
 				appeared = append(appeared, existing([]string{file})...)
+				appeared = append(appeared, w.markerEntriesLocked(file)...)
 			}
 		}
 	}
 	kind, ok := w.files[name]
+	if !ok {
+		kind, ok = w.dirKindLocked(name)
+	}
 	w.mu.Unlock()
 	w.report(dedupe(appeared))
 	if !ok || ev.Op == fsnotify.Chmod {
@@ -326,7 +334,11 @@ func (w *Watcher) dirGoneLocked(name string) []string {
 func (w *Watcher) kindOf(path string) EventKind {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.files[path]
+	if k, ok := w.files[path]; ok {
+		return k
+	}
+	k, _ := w.dirKindLocked(path)
+	return k
 }
 
 // add puts one event into the open batch, opening one if needed.

@@ -311,3 +311,19 @@ func (t *Tracker) Usage() map[string]Summary {
 // SimUsagePath is where the sim provider writes its claude-shaped usage
 // for a prompt: beside it, so a demo touches nothing under ~/.claude.
 func SimUsagePath(prompt string) string { return prompt + ".usage.jsonl" }
+
+// UpdateAll reads what every followed file appended (after the watcher
+// may have lost events). It reports whether any usage changed.
+func (t *Tracker) UpdateAll() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	changed := false
+	for _, ws := range t.files {
+		for _, w := range ws {
+			if c, _ := w.f.Update(); c {
+				changed = t.price(w) || changed
+			}
+		}
+	}
+	return changed
+}

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"os"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/runtime/watch"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers"
+	"github.com/okstra/cockpit/workers/usage"
+)
+
+// usageFollow is the engine's side of the workers' token evidence: a
+// usage.Tracker fed by the watcher (EvUsage events), never a timer. Only
+// the loop goroutine (and Start, before it) touches it.
+type usageFollow struct {
+	tr    *usage.Tracker
+	added map[string]bool // dispatches given to the tracker
+}
+
+func newUsageFollow(run *state.Run) *usageFollow {
+	cat, err := workers.LoadCatalog(run.Root.Dir())
+	if err != nil {
+		// The wrappers refuse to start with a broken providers.json;
+		// past dispatches still price with the built-in catalog.
+		cat = workers.BuiltinCatalog()
+	}
+	return &usageFollow{tr: usage.NewTracker(cat, usage.HomesFromEnv(os.Getenv)), added: map[string]bool{}}
+}
+
+// trackUsage gives the tracker the dispatches it has not seen, once their
+// wrapper's sidecar says when they started and with which session id (a
+// dispatch without one yet is looked at again on the next refresh: its
+// sidecar's first write is an event).
+func (c *Engine) trackUsage(ts *state.TeamState) {
+	u := c.usage
+	for i := range ts.WorkerDispatches {
+		d := &ts.WorkerDispatches[i]
+		if u.added[d.DispatchID] {
+			continue
+		}
+		ud := usage.Dispatch{ID: d.DispatchID, Provider: d.Provider, Model: d.Model, Cwd: c.run.Root.Dir()}
+		if p, err := c.paths.resolve(c.run, d.PromptPath); err == nil && d.PromptPath != "" {
+			ud.Prompt = p
+		}
+		if p, err := c.paths.resolve(c.run, d.LogPath); err == nil && d.LogPath != "" {
+			ud.Log = p
+		}
+		var sc *state.Sidecar
+		if sp, err := c.paths.resolve(c.run, d.StatusPath); err == nil && d.StatusPath != "" {
+			sc, _ = state.ReadSidecar(sp, d.StatusPath)
+		}
+		if sc == nil && !d.Terminal() {
+			continue
+		}
+		if sc != nil {
+			ud.SessionID = sc.SessionID
+			ud.Started, _ = time.Parse(time.RFC3339, sc.StartedAt)
+		}
+		if ud.Started.IsZero() {
+			ud.Started, _ = time.Parse(time.RFC3339, d.DispatchedAt)
+		}
+		u.added[d.DispatchID] = true
+		c.watchUsage(u.tr.Add(ud))
+	}
+}
+
+func (c *Engine) watchUsage(ws []usage.Watch) {
+	for _, w := range ws {
+		if w.Dir {
+			_ = c.watch.WatchDir(w.Path, watch.EvUsage)
+		} else {
+			_ = c.watch.Watch(w.Path, watch.EvUsage)
+		}
+	}
+}
+
+// usageEvents reads what the batch's evidence files appended. It reports
+// whether any worker's usage changed, and whether the batch held nothing
+// else (then the rest of the refresh can be skipped: token evidence never
+// changes team-state).
+func (c *Engine) usageEvents(batch []watch.FileEvent, full bool) (changed, only bool) {
+	only = !full && len(batch) > 0
+	for _, ev := range batch {
+		if ev.Kind != watch.EvUsage {
+			only = false
+			continue
+		}
+		ch, more := c.usage.tr.Changed(ev.Path)
+		changed = changed || ch
+		c.watchUsage(more)
+	}
+	if full && c.usage.tr.UpdateAll() {
+		changed = true
+	}
+	return changed, only
+}
+
+// usageView is the view's Usage: every worker with tokens so far.
+func (c *Engine) usageView() map[string]view.Usage {
+	sums := c.usage.tr.Usage()
+	if len(sums) == 0 {
+		return nil
+	}
+	out := make(map[string]view.Usage, len(sums))
+	for id, s := range sums {
+		out[id] = view.Usage{Input: s.Input, Cached: s.Cached, Output: s.Output, Model: s.Model, CostUSD: s.CostUSD, Priced: s.Priced, Source: s.Source}
+	}
+	return out
+}
+
+// publishUsage publishes the view with new Usage, when it changed.
+func (c *Engine) publishUsage() {
+	u := c.usageView()
+	c.broker.update(func() any {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if usageEqual(c.view.Usage, u) {
+			return nil
+		}
+		v := c.view
+		v.Usage = u
+		c.view = v
+		return view.ViewUpdated{View: v}
+	})
+}
+
+func usageEqual(a, b map[string]view.Usage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/internal/runtest"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers/usage"
+)
+
+// usageRun is a pane run with one in-progress dispatch of provider whose
+// sidecar says started; it returns the run and the dispatch's log path.
+func usageRun(t *testing.T, provider, model string) (*state.Run, string) {
+	t.Helper()
+	run, sidecars := runtest.StartedRun(t, 1)
+	log := state.LogPath("run/prompts/w000.md")
+	err := state.UpdateTeamState(run.TeamStatePath, "team-state", "bench", func(ts *state.TeamState) error {
+		d := &ts.WorkerDispatches[0]
+		d.Provider, d.Model, d.LogPath = provider, model, log
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := state.Timestamp(time.Now())
+	if err := state.WriteSidecar(sidecars[0], &state.Sidecar{Status: state.StatusStarted, Wrapper: "test", PID: os.Getpid(), StartedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	return run, filepath.Join(run.Root.Dir(), log)
+}
+
+// waitUsage takes events until a view shows dispatch-001's usage
+// satisfying ok.
+func waitUsage(t *testing.T, events <-chan any, what string, ok func(view.Usage) bool) view.Usage {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if vu, is := ev.(view.ViewUpdated); is {
+				if u, has := vu.View.Usage["dispatch-001"]; has && ok(u) {
+					return u
+				}
+			}
+		case <-deadline:
+			t.Fatalf("no view with %s within 10s", what)
+		}
+	}
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUsageFollowsStreamJSONLive: a claude worker's stream-json, written
+// to its pane log while it runs, shows in the view's Usage message by
+// message (a torn line only once complete), and the result event's totals
+// win at the end.
+func TestUsageFollowsStreamJSONLive(t *testing.T) {
+	run, log := usageRun(t, "claude", "sonnet")
+	c, err := Start(Config{Run: run, NoServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, stop := c.Subscribe()
+	defer stop()
+	appendLine(t, log, "\x1b[2mstarting\x1b[0m\r\n"+`{"type":"system","subtype":"init","session_id":"s","model":"claude-sonnet-4-5-20250929"}`+"\r\n")
+	msg := `{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":1000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":100}}}` + "\r\n"
+	appendLine(t, log, msg)
+	u := waitUsage(t, events, "the first message", func(u view.Usage) bool { return u.Input == 1000 })
+	// 1000 × $3 + 100 × $15 per million.
+	if !u.Priced || u.Output != 100 || u.Model != "claude-sonnet-4-5-20250929" || u.Source != "stream-json" || u.CostUSD < 0.0044999 || u.CostUSD > 0.0045001 {
+		t.Fatalf("usage = %+v", u)
+	}
+	// A second message arrives in two writes.
+	msg2 := `{"type":"assistant","message":{"id":"m2","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":1000,"output_tokens":50}}}` + "\r\n"
+	appendLine(t, log, msg2[:30])
+	appendLine(t, log, msg2[30:])
+	waitUsage(t, events, "the second message", func(u view.Usage) bool { return u.Input == 1010 && u.Cached == 1000 && u.Output == 150 })
+	appendLine(t, log, `{"type":"result","subtype":"success","usage":{"input_tokens":1010,"cache_creation_input_tokens":0,"cache_read_input_tokens":1000,"output_tokens":180}}`+"\r\n")
+	waitUsage(t, events, "the result's totals", func(u view.Usage) bool { return u.Output == 180 })
+	if usd, unpriced := c.View().TotalCost(); unpriced != 0 || usd <= 0.0045 {
+		t.Fatalf("TotalCost = %v, %d", usd, unpriced)
+	}
+}
+
+// TestUsageFollowsCodexRollout: a codex worker's rollout, which appears
+// under $CODEX_HOME after the worker started and is tied to it by the
+// session id its log printed, shows in the view and follows its appends.
+func TestUsageFollowsCodexRollout(t *testing.T) {
+	codexHome := t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome)
+	run, log := usageRun(t, "codex", "gpt-6.1-sol")
+	id := "0199d2a4-6b1e-7c33-9f10-3e5d8c2b7a40"
+	appendLine(t, log, "OpenAI Codex v0.155.0\r\n--------\r\nsession id: "+id+"\r\n--------\r\n")
+	c, err := Start(Config{Run: run, NoServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, stop := c.Subscribe()
+	defer stop()
+	day := usage.HomesFromEnv(os.Getenv).CodexDayDir(time.Now())
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rollout := filepath.Join(day, "rollout-2026-12-01T03-00-00-"+id+".jsonl")
+	appendLine(t, rollout, `{"type":"session_meta","payload":{"id":"`+id+`","cwd":"/x"}}`+"\n"+`{"type":"turn_context","payload":{"model":"gpt-6.1-sol"}}`+"\n")
+	appendLine(t, rollout, `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":3000,"cached_input_tokens":1000,"output_tokens":500}}}}`+"\n")
+	u := waitUsage(t, events, "the rollout's first count", func(u view.Usage) bool { return u.Output == 500 })
+	if u.Input != 2000 || u.Cached != 1000 || !u.Priced || u.Source != "codex rollout" {
+		t.Fatalf("usage = %+v", u)
+	}
+	appendLine(t, rollout, `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":9000,"cached_input_tokens":4000,"output_tokens":1500}}}}`+"\n")
+	waitUsage(t, events, "the rollout's second count", func(u view.Usage) bool { return u.Output == 1500 && u.Input == 5000 })
+}
