@@ -197,6 +197,7 @@ type App struct {
 
 	geo    geometry
 	scroll scrollState
+	msel   mouseSel // a left-button press that may become a selection (selection.go)
 
 	// layoutGen numbers relayouts; resizeArmed is the one a resize timer
 	// waits on; resizeDelay is the debounce (0: resize at once).
@@ -341,6 +342,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = a.onKey(msg)
 	case tea.PasteMsg:
+		if a.onPromptPaste(msg.Content) {
+			break
+		}
 		if a.readOnly {
 			a.refuse("cannot paste")
 		} else if a.gate != nil {
@@ -359,6 +363,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case scrollLinesMsg:
 		a.onScrollLines(msg)
+	case searchDoneMsg:
+		cmd = a.onSearchDone(msg)
+	case copiedMsg:
+		cmd = a.onCopied(msg)
 	case gateAnsweredMsg:
 		a.onGateAnswered(msg)
 	case closeFailedMsg:

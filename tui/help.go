@@ -47,14 +47,17 @@ func (k KeyMap) helpSections(attached bool) []helpSection {
 		{"Typing into a pane", typing},
 		{"Scroll mode", []helpRow{
 			{"↑↓ kj", "line up / down"},
-			{"pgup/pgdn", "page (also b, f, space)"},
+			{"pgup/pgdn", "page (also b, f)"},
 			{"ctrl+u/d", "half page"},
 			{"g/G", "oldest / newest"},
+			{"/ ?", "search down / up; n N"},
+			{"v V", "select, vi moves, y copy"},
 			row(k.ExitScroll),
 		}},
 		{"Mouse", []helpRow{
 			{"click", "focus (typing: sent too)"},
-			{"wheel", "scroll (or to the program)"},
+			{"drag 2× 3×", "copy selection/word/line"},
+			{"wheel", "scroll (or to a program)"},
 		}},
 	}
 }

@@ -63,6 +63,8 @@ type harness struct {
 	static map[string]bool // panes running "static", which waitDrawn waits for
 
 	lastFrame time.Time // when waitDirty last returned
+
+	clipboard []string // what tea.SetClipboard commands set, in order
 }
 
 func newHarness(t testing.TB, w, h int, opts ...func(*Config)) *harness {
@@ -153,6 +155,10 @@ func (hs *harness) exec(cmd tea.Cmd) {
 		// attach.Serve takes it before the model and ends the session.
 		hs.ended = &msg
 	default:
+		if fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" {
+			// bubbletea writes it as OSC 52; the end-to-end test sees that.
+			hs.clipboard = append(hs.clipboard, fmt.Sprint(msg))
+		}
 		hs.send(msg)
 	}
 }

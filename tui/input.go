@@ -138,6 +138,9 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // onScrollKey moves through the focused pane's history.
 func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
+	if cmd, ok := a.onFindKey(msg); ok {
+		return cmd
+	}
 	km := a.keys
 	page := a.pageSize()
 	switch {
@@ -160,9 +163,6 @@ func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.scrollBy(1 << 30)
 	case key.Matches(msg, km.Bottom):
 		a.scrollBy(-(1 << 30))
-	case key.Matches(msg, km.Help):
-		a.showHelp = true
-		return nil
 	default:
 		return nil
 	}
@@ -343,6 +343,9 @@ func (a *App) focusedHeight() int {
 func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 	if a.gate != nil && !a.showHelp && a.confirm == nil {
 		return a.onGateMouse(msg)
+	}
+	if cmd, ok := a.onSelectMouse(msg); ok {
+		return cmd
 	}
 	m := msg.Mouse()
 	if a.mouseGrab != "" {

@@ -75,7 +75,7 @@ func NewKeyMap(prefix string) KeyMap {
 		LineUp:     b("↑/k", "line up", "up", "k"),
 		LineDown:   b("↓/j", "line down", "down", "j"),
 		PageUp:     b("pgup/b", "page up", "pgup", "b"),
-		PageDown:   b("pgdn/f/space", "page down", "pgdown", "f", "space"),
+		PageDown:   b("pgdn/f", "page down", "pgdown", "f"),
 		HalfUp:     b("ctrl+u", "half page up", "ctrl+u"),
 		HalfDown:   b("ctrl+d", "half page down", "ctrl+d"),
 		Top:        b("g", "oldest line", "g", "home"),

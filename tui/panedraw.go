@@ -49,7 +49,7 @@ func (a *App) fitPane(pv *paneView) {
 func (a *App) paneRow(pv *paneView, i int) string {
 	if a.mode == modeScroll && a.scroll.id == pv.id && a.scroll.valid {
 		if i < len(a.scroll.lines) {
-			return fit(a.scroll.lines[i], pv.rect.W)
+			return fit(a.decorate(pv, i, a.scroll.lines[i]), pv.rect.W)
 		}
 		return blank(pv.rect.W)
 	}
@@ -77,7 +77,12 @@ func (a *App) titleBar(pv *paneView) string {
 		tags = append(tags, "zoom")
 	}
 	if a.mode == modeScroll && a.scroll.id == pv.id {
-		tags = append(tags, a.scrollTag(pv))
+		// A search's tag (its count) takes the scroll position's place.
+		if t := a.searchTag(); t != "" {
+			tags = append(tags, t)
+		} else {
+			tags = append(tags, a.scrollTag(pv))
+		}
 	}
 	if focused && a.mode == modeInput {
 		tags = append(tags, "input")

@@ -17,17 +17,32 @@ type scrollState struct {
 	wheel bool // entered by the wheel: scrolling back to the bottom leaves
 
 	// The last fetched view; it stays shown until the next fetch arrives,
-	// so scrolling never flashes the live screen.
-	valid   bool
-	fetched int
-	lines   []string
+	// so scrolling never flashes the live screen. first is the text line
+	// (term.Pos numbering) of lines[0], end the one after the screen's
+	// last row.
+	valid      bool
+	fetched    int
+	lines      []string
+	first, end int
+	// plain is the text around the view (a page above and below it), from
+	// line plainFirst, for the selection's motions (selection.go).
+	plain      []string
+	plainFirst int
+
+	find   *findState // the search (search.go)
+	prompt *prompt    // the search query being typed
+	sel    *selection // the selection (selection.go)
+	mouse  bool       // entered by a mouse drag: copying leaves
 }
 
 // scrollLinesMsg carries the rows of a scrolled view.
 type scrollLinesMsg struct {
-	id    string
-	back  int
-	lines []string
+	id         string
+	back       int
+	lines      []string
+	first, end int
+	plain      []string
+	plainFirst int
 }
 
 // enterScroll starts scroll mode on the focused pane, back lines up.
@@ -89,32 +104,25 @@ func (a *App) pageSize() int {
 	return 1
 }
 
-// cmdFetchScroll reads the rows of the scrolled view: history lines from
-// the pane's scrollback, then the live screen from a snapshot.
+// cmdFetchScroll reads the rows of the scrolled view (history lines, then
+// the live screen) and the plain text a page around them, and refreshes a
+// search whose pane changed.
 func (a *App) cmdFetchScroll() tea.Cmd {
 	pv := a.byID[a.scroll.id]
 	if a.mode != modeScroll || pv == nil || a.mgr == nil {
 		return nil
 	}
 	id, back, h, mgr := pv.id, a.scroll.back, pv.rect.Inner().H, a.mgr
-	return func() tea.Msg {
+	fetch := func() tea.Msg {
 		p, ok := mgr.Get(id)
 		if !ok {
 			return nil
 		}
-		snap := p.Snapshot()
-		sb := snap.ScrollbackLen
-		end := sb + len(snap.Lines) - min(back, sb)
-		start := max(end-h, 0)
-		lines := make([]string, 0, end-start)
-		if start < sb {
-			lines = append(lines, p.Scrollback(start, min(end, sb)-start, true)...)
-		}
-		for i := max(start, sb); i < end; i++ {
-			lines = append(lines, snap.Lines[i-sb])
-		}
-		return scrollLinesMsg{id: id, back: back, lines: lines}
+		v := p.View(back, h, true)
+		pl := p.View(max(back-h, 0), h+min(back, h)+h, false)
+		return scrollLinesMsg{id: id, back: back, lines: v.Lines, first: v.First, end: v.End, plain: pl.Lines, plainFirst: pl.First}
 	}
+	return tea.Batch(fetch, a.cmdRefreshSearch())
 }
 
 // onScrollLines keeps fetched rows if they are still the ones wanted.
@@ -125,4 +133,6 @@ func (a *App) onScrollLines(m scrollLinesMsg) {
 	a.scroll.lines = m.lines
 	a.scroll.fetched = m.back
 	a.scroll.valid = true
+	a.scroll.first, a.scroll.end = m.first, m.end
+	a.scroll.plain, a.scroll.plainFirst = m.plain, m.plainFirst
 }

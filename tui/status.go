@@ -59,6 +59,9 @@ func nextText(n *state.NextPhase) string {
 // counts and gates stay.
 func (a *App) statusLine() string {
 	w := a.width
+	if p := a.promptLine(); p != "" {
+		return p
+	}
 	if a.confirm != nil && a.confirm.kind != confirmEnd {
 		return fit(" "+a.st.Prompt.Render(ansi.Truncate(a.confirm.text, max(w-1, 0), "…")), w)
 	}
@@ -171,7 +174,7 @@ func (a *App) hint() string {
 	case modeInput:
 		return prefix + ": back to navigation"
 	case modeScroll:
-		return "q: leave · g/G: top/bottom"
+		return a.scrollHint()
 	}
 	switch {
 	case a.readOnly && a.attached:

@@ -99,3 +99,31 @@ type Event struct {
 	Title string // notification title (OSC 777) or the new window title
 	Body  string // notification body
 }
+
+// Pos is a cell of a pane's text: scrollback and screen as one sequence of
+// lines. Line counts from the first line the emulator ever kept, so a line
+// keeps its number while output scrolls it up: scrollback line i is
+// ScrollbackDropped()+i, visible row r is ScrollbackDropped()+
+// ScrollbackLen()+r. Col is a cell column (a wide character's two cells are
+// Col and Col+1).
+type Pos struct{ Line, Col int }
+
+// Less orders positions as text: by line, then column.
+func (p Pos) Less(q Pos) bool { return p.Line < q.Line || p.Line == q.Line && p.Col < q.Col }
+
+// Match is a found piece of text from Start to End (exclusive). End is on
+// Start's line or, for a match running across a soft wrap, a later one.
+type Match struct{ Start, End Pos }
+
+// Finder is what an emulator that can search and copy its text offers, on
+// top of Emulator (panes/vt does; panes fall back to plain lines for others).
+type Finder interface {
+	// Search appends to dst every occurrence of query in the scrollback and
+	// the visible screen, oldest first: literal, case-insensitive unless the
+	// query has an upper-case letter, lines joined where they soft-wrapped.
+	Search(dst []Match, query string) []Match
+	// Text is the text from one position to another (End exclusive; with
+	// lines, the whole lines from's and to's lines): trailing blanks of each
+	// line trimmed, soft-wrapped lines joined, other lines ended by "\n".
+	Text(from, to Pos, lines bool) string
+}

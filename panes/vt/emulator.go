@@ -150,6 +150,7 @@ type Emulator struct {
 	replyBuf []byte
 	cellsBuf []Cell
 	tmpLines []line
+	srch     searcher // Search's buffers, reused
 }
 
 var _ term.Emulator = (*Emulator)(nil)
