@@ -41,8 +41,9 @@ func (k KeyMap) helpSections(attached bool) []helpSection {
 		{"Navigation (default)", nav},
 		{"Gate dialog", []helpRow{
 			{"↑↓ 1-9", "choose an answer"},
-			{"tab", "write the note / reason"},
+			{"tab/n", "write the note / reason"},
 			{"enter", "answer · esc: later"},
+			{"[ ]", "other waiting gates"},
 		}},
 		{"Typing into a pane", typing},
 		{"Scroll mode", []helpRow{
@@ -58,6 +59,7 @@ func (k KeyMap) helpSections(attached bool) []helpSection {
 			{"click", "focus (typing: sent too)"},
 			{"drag 2× 3×", "copy selection/word/line"},
 			{"wheel", "scroll (or to a program)"},
+			{"click", "gate: choose, answer"},
 		}},
 	}
 }
