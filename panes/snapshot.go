@@ -26,6 +26,9 @@ type Snapshot struct {
 	// ScrollbackDropped counts the history lines evicted since the pane
 	// started (see term.Emulator).
 	ScrollbackDropped uint64
+	// Pid is the program's process id: a pane respawned (Manager.Respawn)
+	// keeps its id and gets a new Pid.
+	Pid int
 	// Exited is set once the program ended; Status says how.
 	Exited bool
 	Status ExitStatus
@@ -77,6 +80,7 @@ func (p *Pane) snapshotLocked() Snapshot {
 		Title:             p.emu.Title(),
 		ScrollbackLen:     p.emu.ScrollbackLen(),
 		ScrollbackDropped: p.emu.ScrollbackDropped(),
+		Pid:               p.pid,
 		Exited:            p.statusSet,
 		Status:            p.status,
 	}

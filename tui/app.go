@@ -42,6 +42,10 @@ type Actions struct {
 	// AnswerGate delivers the human's answer from the gate dialog; an error
 	// (the engine refusing the answer) is shown in the dialog.
 	AnswerGate func(view.GateAnswer) error
+	// RespawnLead starts the lead's command again in its pane once it has
+	// exited (enter on the dead lead pane; tmux's respawn-pane). When nil,
+	// the dead pane only says how it ended.
+	RespawnLead func() error
 	// Screen tells the engine the screen's size and whether the timeline
 	// shows, on start and on every change, so panes it opens start at the
 	// size the layout (panes/layout) gives them. With several screens
@@ -101,6 +105,9 @@ type Config struct {
 	// detached): focus, zoom, timeline and input mode come back as they
 	// were. It overrides HideTimeline.
 	Restore *ViewState
+	// TypeIntoLead starts the screen typing into the lead's pane, so the
+	// first key reaches the lead (Restore and ReadOnly win over it).
+	TypeIntoLead bool
 }
 
 // RendererFPS is the bubbletea renderer rate the screen is tuned for: at
@@ -155,6 +162,8 @@ type App struct {
 	restore   *ViewState
 	published atomic.Pointer[ViewState]
 	ending    bool // the run is being ended from this screen
+	// startTyping: Config.TypeIntoLead, until the lead's pane shows up.
+	startTyping bool
 	// detachTyping: detached by the prefix while typing into the pane.
 	detachTyping bool
 	// gatePrefix: the prefix was pressed in the gate dialog; d detaches.
@@ -267,6 +276,7 @@ func New(cfg Config) *App {
 		readOnly:     cfg.ReadOnly,
 		sizes:        cfg.Sizes,
 	}
+	a.startTyping = cfg.TypeIntoLead && !cfg.ReadOnly && cfg.Restore == nil
 	if r := cfg.Restore; r != nil {
 		a.showTimeline = !r.HideTimeline
 		if r.Focus != "" {
@@ -369,6 +379,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = a.onCopied(msg)
 	case gateAnsweredMsg:
 		a.onGateAnswered(msg)
+	case respawnedMsg:
+		a.onRespawned(msg)
 	case closeFailedMsg:
 		a.notice = msg.err.Error()
 	case tickMsg:

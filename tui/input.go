@@ -39,6 +39,9 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return a.onGateKey(msg)
 	}
+	if cmd, ok := a.keyBeforeLead(msg); ok {
+		return cmd
+	}
 	switch a.mode {
 	case modeInput:
 		return a.onInputKey(msg)
@@ -53,6 +56,9 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 // onNavKey).
 func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	pv := a.focused()
+	if a.deadInput(pv) {
+		return nil
+	}
 	if key.Matches(msg, a.keys.Prefix) || pv == nil {
 		a.setMode(modeNav)
 		a.afterPrefix = pv != nil
@@ -106,6 +112,9 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.setFocus(n - 1)
 		}
 	case key.Matches(msg, km.Enter):
+		if cmd, dead := a.enterDeadPane(pv); dead {
+			return cmd
+		}
 		if a.readOnly {
 			a.refuse("cannot type into panes")
 		} else if pv != nil {

@@ -53,6 +53,11 @@ func (a *App) paneRow(pv *paneView, i int) string {
 		}
 		return blank(pv.rect.W)
 	}
+	if i == pv.rect.Inner().H-1 {
+		if l := a.deadLine(pv); l != "" {
+			return l
+		}
+	}
 	if i < len(pv.fit) {
 		return pv.fit[i]
 	}

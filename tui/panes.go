@@ -38,6 +38,9 @@ type paneView struct {
 	// log is set on a finished worker's log replayed from <prompt>.log
 	// (logpane.go): a pane of this screen only, with no program.
 	log *logPane
+	// respawnPid is the pid of the program the screen respawned in the
+	// pane, until a snapshot of it arrives: older ones are dropped.
+	respawnPid int
 
 	rect rect // where it is drawn; empty when hidden
 	// sizedCols and sizedRows are the size last asked of the pane, so a
@@ -142,9 +145,13 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 			// program started): show it under its id until it is.
 			pv = a.addPane(ps.id)
 		}
+		if !a.freshSnap(pv, ps.snap) {
+			continue
+		}
 		prev := pv.snap
 		pv.setSnap(ps.snap)
 		a.onEvents(pv, ps.events)
+		a.leaveDeadPane(pv)
 		if a.mode == modeScroll && a.scroll.id == pv.id {
 			a.followScroll(pv, prev)
 			scrolled = true
@@ -212,6 +219,7 @@ func (a *App) addPane(id string) *paneView {
 	}
 	a.relayout()
 	a.applyRestore(pv)
+	a.typeIntoLead(pv)
 	return pv
 }
 
@@ -243,6 +251,7 @@ func (a *App) onPaneOpened(m view.PaneOpened) {
 	}
 	a.applyDispatch(pv)
 	a.relayout()
+	a.typeIntoLead(pv)
 }
 
 // onPaneClosed forgets a pane for good; the focus moves to its neighbour.

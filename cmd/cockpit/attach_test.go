@@ -244,7 +244,7 @@ func TestEngineKilledUnderAClient(t *testing.T) {
 		l.work, fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), l.registry, cockpitBin, root, fixture.RunManifest, exit))
 	s.waitFor("● lead", 20*time.Second)
 	waitFor(t, "a new engine", 10*time.Second, func() bool { p := registeredPIDs(l.registry); return len(p) == 1 && p[0] != pids[0] })
-	s.keys("q")
+	s.keys("C-b", "q") // the screen types into the lead: prefix first
 	s.waitFor("Detach, or end the run?", 5*time.Second)
 	s.keys("e")
 	if code := readExit(t, exit, 30*time.Second); code != "0" {

@@ -67,6 +67,9 @@ func TestGateInTheScreen(t *testing.T) {
 	s.waitScreen("three worker panes", 10*time.Second, func(scr string) bool {
 		return titleLine(scr, "Codex analyser") != "" && titleLine(scr, "Claude analyser") != "" && titleLine(scr, "Antigravity analyser") != ""
 	})
+	// The screen types into the lead at start; the human leaves it to
+	// watch, so the gate's dialog opens by itself when it comes.
+	s.keys("C-b")
 	os.WriteFile(filepath.Join(work, "go1"), nil, 0o644)
 
 	// The dialog, with both options in full, over a screen whose finished

@@ -138,7 +138,7 @@ func TestOpenLeadDrivesPanes(t *testing.T) {
 	if r := ts.WorkerDispatches[3].Reason; r != state.TeardownReason {
 		t.Errorf("the torn-down verifier's reason: %q", r)
 	}
-	s.keys("q")
+	s.keys("C-b", "q") // the screen types into the lead: prefix first
 	s.waitFor("Detach, or end the run?", 5*time.Second)
 	s.keys("e")
 	if code := readExit(t, exit, 20*time.Second); code != "0" {

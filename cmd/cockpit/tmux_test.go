@@ -155,8 +155,9 @@ func TestDemoScreen(t *testing.T) {
 	if !focusedTitle(scr, "● 1 lead") || focusedTitle(scr, "Codex analyser") {
 		t.Errorf("the lead pane should start focused:\n%s", scr)
 	}
-	// Focus moves right, to the first worker.
-	s.keys("Right")
+	// Focus moves right, to the first worker (the screen types into the
+	// lead at start: the prefix first).
+	s.keys("C-b", "Right")
 	scr = s.waitScreen("focus on the Codex pane", 5*time.Second, func(scr string) bool {
 		return focusedTitle(scr, "Codex analyser")
 	})

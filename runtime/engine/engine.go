@@ -72,6 +72,7 @@ type Engine struct {
 	inFlight int        // panes being opened, not in info yet
 	view     view.RunView
 	info     map[string]control.PaneInfo // open panes by id
+	leadCfg  panes.Config                // how the lead pane was started (RespawnLead)
 	gates    []*pendingGate
 	closed   bool
 	started  time.Time

@@ -32,7 +32,11 @@ func (c *Engine) openLead(following int) error {
 	for i := len(c.cfg.LeadPath) - 1; i >= 0; i-- {
 		env = prependPath(env, c.cfg.LeadPath[i])
 	}
-	_, err := c.open(panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}, control.PaneInfo{Title: "lead", Lead: true}, following)
+	cfg := panes.Config{Argv: c.cfg.Lead, Dir: c.run.Root.Dir(), Env: env}
+	c.mu.Lock()
+	c.leadCfg = cfg // for RespawnLead
+	c.mu.Unlock()
+	_, err := c.open(cfg, control.PaneInfo{Title: "lead", Lead: true}, following)
 	return err
 }
 

@@ -92,10 +92,13 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		ReadOnly: p.ReadOnly,
 		Sizes:    &h.sizes,
 		Restore:  restore,
+		// The first key reaches the lead (a restored view state wins).
+		TypeIntoLead: true,
 		Actions: tui.Actions{
-			ClosePane:  func(id string) { _ = eng.ClosePane(id, "closed from the screen") },
-			AnswerGate: eng.AnswerGate,
-			EndRun:     eng.Stop,
+			ClosePane:   func(id string) { _ = eng.ClosePane(id, "closed from the screen") },
+			AnswerGate:  eng.AnswerGate,
+			RespawnLead: eng.RespawnLead,
+			EndRun:      eng.Stop,
 			Screen: func(s tui.ScreenSize) {
 				eng.SetScreen(engine.ScreenSize{Cols: s.Cols, Rows: s.Rows, HideTimeline: !s.Timeline})
 			},

@@ -126,7 +126,7 @@ func TestHostServesScreens(t *testing.T) {
 	sock := filepath.Join(dir, "s", "cockpit.sock")
 	h := New("")
 	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,
-		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec sleep 600"}})
+		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec cat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,17 @@ func TestHostServesScreens(t *testing.T) {
 	a := attachTo(t, sock, 120, 40, false)
 	a.waitFor("lead-is-here")
 	a.waitFor("● lead")
-	a.typeBytes("t") // hide the timeline: a view state to come back
+	// A new screen types into the lead: the first key reaches it (cat
+	// echoes the line back, the terminal echoes it as typed).
+	a.typeBytes("first-key\r")
+	deadline := time.Now().Add(15 * time.Second)
+	for strings.Count(a.screen(), "first-key") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first key did not reach the lead:\n%s", a.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a.typeBytes("\x02t") // hide the timeline: a view state to come back
 	a.typeBytes("\x02d")
 	if o := a.ended(); o.Reason != attach.ReasonDetached {
 		t.Fatalf("ctrl+b d ended the screen with %+v", o)
