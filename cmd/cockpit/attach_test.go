@@ -242,7 +242,7 @@ func TestEngineKilledUnderAClient(t *testing.T) {
 	exit := exitFile(t)
 	s := newTmux(t, 120, 40, nil, fmt.Sprintf("cd %s && env PATH=%s %s COCKPIT_REGISTRY=%s %s open --project-root %s --run-manifest %s; echo $? > %s; sleep 600",
 		l.work, fixture.PathWith(fixture.FakeBin(t)), strings.Join(env, " "), l.registry, cockpitBin, root, fixture.RunManifest, exit))
-	s.waitFor("● lead", 20*time.Second)
+	s.waitFor("● 1 lead", 20*time.Second)
 	waitFor(t, "a new engine", 10*time.Second, func() bool { p := registeredPIDs(l.registry); return len(p) == 1 && p[0] != pids[0] })
 	s.keys("C-b", "q") // the screen types into the lead: prefix first
 	s.waitFor("Detach, or end the run?", 5*time.Second)

@@ -135,7 +135,7 @@ func TestHostServesScreens(t *testing.T) {
 
 	a := attachTo(t, sock, 120, 40, false)
 	a.waitFor("lead-is-here")
-	a.waitFor("● lead")
+	a.waitFor("● 1 lead")
 	// A new screen types into the lead: the first key reaches it (cat
 	// echoes the line back, the terminal echoes it as typed).
 	a.typeBytes("first-key\r")
