@@ -21,11 +21,15 @@
 //	size-<dur>           prints its terminal size now and on every SIGWINCH for <dur>, then as ok
 //
 // Every run prints a line with its cwd, terminal size, pid and the
-// COCKPIT_IDLE_TIMEOUT_S it got, so tests can read them from the log.
+// COCKPIT_IDLE_TIMEOUT_S it got, so tests can read them from the log, and
+// leaves token evidence in its CLI's shape (usage.go): claude stream-json
+// on stdout, a codex rollout under $CODEX_HOME, a kimi wire.jsonl under
+// $KIMI_SHARE_DIR (only when those are set).
 //
 // It is the whole process while it runs: it reads stdin, writes stdout and
 // stderr, handles signals and may exit from inside (a bad duration). It is
-// for tests only and touches nothing but the result file its prompt names.
+// for tests only and touches nothing but the result file its prompt names
+// and the evidence files under the CLI homes a test sets.
 package fakeprovider
 
 import (
@@ -183,6 +187,7 @@ func resolve(p string) string {
 
 type fake struct {
 	name, model, behaviour, result string
+	ev                             *evidence
 }
 
 func (f *fake) printf(format string, args ...any) { fmt.Printf(format, args...) }
@@ -192,6 +197,11 @@ func (f *fake) banner() {
 	cols, rows := termSize(os.Stdout)
 	f.printf("\x1b[1;38;5;208m▌fake %s\x1b[0m model=\x1b[1m%s\x1b[0m behaviour=%s\n", f.name, f.model, f.behaviour)
 	f.printf("fake: cwd=%s tty=%dx%d pid=%d idle=%s\n", cwd, cols, rows, os.Getpid(), os.Getenv("COCKPIT_IDLE_TIMEOUT_S"))
+	if f.ev == nil {
+		f.ev = newEvidence(f)
+		f.ev.header()
+	}
+	f.ev.spend()
 }
 
 func (f *fake) progress(d time.Duration) {
@@ -201,6 +211,9 @@ func (f *fake) progress(d time.Duration) {
 		time.Sleep(d / time.Duration(steps))
 	}
 	f.printf("\n\x1b[32m●\x1b[0m \x1b[1mRead\x1b[0m(\x1b[36msrc/main.go\x1b[0m)\n")
+	if f.ev != nil {
+		f.ev.spend()
+	}
 }
 
 func (f *fake) run() int {
@@ -305,6 +318,9 @@ func (f *fake) ok(d time.Duration) int {
 		return 99
 	}
 	f.printf("\x1b[1;32m✓\x1b[0m wrote %s \x1b[38;2;255;175;95m완료 — 完了\x1b[0m\n", f.result)
+	if f.ev != nil {
+		f.ev.done()
+	}
 	return 0
 }
 

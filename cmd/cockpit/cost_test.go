@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/internal/fixture"
+)
+
+// statusRow is the screen's last non-empty line: the status line.
+func statusRow(scr string) string {
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestDemoShowsCost runs `cockpit demo` in a real terminal: the sim
+// workers' usage (claude-shaped, beside their prompts) reaches the screen,
+// a cost in a worker's pane title and the run's total on the status line,
+// and the total grows while they work.
+func TestDemoShowsCost(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
+	exit, reg := exitFile(t), engineRegistry(t)
+	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
+	total := regexp.MustCompile(` · \$(\d+\.\d\d)( |$)`)
+	var first float64
+	s.waitScreen("a run total on the status line", 20*time.Second, func(scr string) bool {
+		m := total.FindStringSubmatch(statusRow(scr))
+		if m != nil {
+			first, _ = strconv.ParseFloat(m[1], 64)
+		}
+		return m != nil
+	})
+	// Zoomed, the Grok pane's title has room for its model and its cost.
+	s.keys("5")
+	s.waitScreen("focus on the Grok pane", 5*time.Second, func(scr string) bool { return focusedTitle(scr, "Grok analyser") })
+	s.keys("z")
+	paneCost := regexp.MustCompile(`Grok analyser · sim · sim-ok-6s · \$\d+\.\d\d`)
+	s.waitScreen("the Grok pane's cost in its title", 10*time.Second, func(scr string) bool {
+		return paneCost.MatchString(titleLine(scr, "Grok analyser"))
+	})
+	s.keys("z")
+	// The workers go on spending: the total grows.
+	s.waitScreen(fmt.Sprintf("the total to grow past $%.2f", first), 20*time.Second, func(scr string) bool {
+		m := total.FindStringSubmatch(statusRow(scr))
+		if m == nil {
+			return false
+		}
+		now, _ := strconv.ParseFloat(m[1], 64)
+		return now > first
+	})
+	s.keys("q")
+	s.waitFor("Detach, or end the run?", 5*time.Second)
+	s.keys("e")
+	if code := readExit(t, exit, 30*time.Second); code != "0" {
+		t.Fatalf("cockpit demo exited %s after q e", code)
+	}
+	waitFor(t, "the demo's engine to exit", 30*time.Second, func() bool { return len(registeredPIDs(reg)) == 0 })
+}
+
+// TestOpenShowsFakeProvidersCost runs `cockpit open` on the fixture run
+// with the fake CLIs: the fake claude's stream-json in its pane log and the
+// fake codex's rollout under $CODEX_HOME (tied to it by the session id its
+// header printed) price each pane and add up on the status line; the fake
+// gemini leaves no evidence, so its pane shows no cost.
+func TestOpenShowsFakeProvidersCost(t *testing.T) {
+	t.Parallel() // waits on other processes most of its time
+	root, env := paneRun(t)
+	env = append(env, "CODEX_HOME="+t.TempDir())
+	fixture.Behaviours{Codex: "ok-2s", Antigravity: "ok-2s", Claude: "ok-2s"}.Set(t, root)
+	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
+		return fmt.Sprintf("#!/bin/sh\ncd %s\ncockpit team dispatch --jobs-file %s > d1.out 2>&1\nexec sleep 600\n", work, fixture.JobsInitial)
+	})
+	s := l.s
+	s.waitScreen("three worker panes", 20*time.Second, func(scr string) bool {
+		return titleLine(scr, "Codex analyser") != "" && titleLine(scr, "Antigravity analyser") != "" && titleLine(scr, "Claude analyser") != ""
+	})
+	total := regexp.MustCompile(` · \$(\d+\.\d\d)( |$)`)
+	s.waitScreen("a run total on the status line", 20*time.Second, func(scr string) bool {
+		return total.MatchString(statusRow(scr))
+	})
+	cost := regexp.MustCompile(`· \$\d+\.\d\d$`)
+	for _, p := range []struct{ key, label string }{{"2", "Codex analyser"}, {"4", "Claude analyser"}} {
+		s.keys(p.key)
+		s.waitScreen("focus on "+p.label, 5*time.Second, func(scr string) bool { return focusedTitle(scr, p.label) })
+		s.keys("z")
+		s.waitScreen(p.label+"'s cost in its zoomed title", 20*time.Second, func(scr string) bool {
+			return cost.MatchString(strings.TrimRight(titleLine(scr, p.label), "━─ "))
+		})
+		s.keys("z")
+	}
+	s.keys("3", "z")
+	scr := s.waitScreen("the zoomed Antigravity pane", 5*time.Second, func(scr string) bool {
+		return focusedTitle(scr, "Antigravity analyser") && titleLine(scr, "Codex analyser") == ""
+	})
+	if strings.Contains(titleLine(scr, "Antigravity analyser"), "$") {
+		t.Errorf("the gemini pane shows a cost though gemini left no evidence:\n%s", titleLine(scr, "Antigravity analyser"))
+	}
+}
