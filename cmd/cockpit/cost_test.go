@@ -34,8 +34,9 @@ func TestDemoShowsCost(t *testing.T) {
 		}
 		return m != nil
 	})
-	// Zoomed, the Grok pane's title has room for its model and its cost.
-	s.keys("5")
+	// Zoomed, the Grok pane's title has room for its model and its cost
+	// (the screen types into the lead at start: the prefix first).
+	s.keys("C-b", "5")
 	s.waitScreen("focus on the Grok pane", 5*time.Second, func(scr string) bool { return focusedTitle(scr, "Grok analyser") })
 	s.keys("z")
 	paneCost := regexp.MustCompile(`Grok analyser · sim · sim-ok-6s · \$\d+\.\d\d`)
@@ -83,6 +84,7 @@ func TestOpenShowsFakeProvidersCost(t *testing.T) {
 		return total.MatchString(statusRow(scr))
 	})
 	cost := regexp.MustCompile(`· \$\d+\.\d\d$`)
+	s.keys("C-b") // the screen types into the lead at start
 	for _, p := range []struct{ key, label string }{{"2", "Codex analyser"}, {"4", "Claude analyser"}} {
 		s.keys(p.key)
 		s.waitScreen("focus on "+p.label, 5*time.Second, func(scr string) bool { return focusedTitle(scr, p.label) })
