@@ -3,6 +3,9 @@ package vt
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -258,6 +261,52 @@ func BenchmarkSearch(b *testing.B) {
 				dst = e.Search(dst[:0], q.query)
 			}
 			b.ReportMetric(float64(len(dst)), "matches")
+		})
+	}
+}
+
+// BenchmarkSearchTmux times tmux 3.x's copy-mode search over the same
+// content (searchContent in a 200×50 pane with history-limit 10000):
+// `send-keys -X search-backward-text <query>`, a literal search that marks
+// every match, as Search does. Each op is a tmux client round trip; the
+// "roundtrip" case (`send-keys -X cursor-up`) measures that alone, to
+// subtract.
+func BenchmarkSearchTmux(b *testing.B) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		b.Skip("tmux not found")
+	}
+	dir := b.TempDir()
+	path := writeStreamFile(b, searchContent(50))
+	sock, conf := filepath.Join(dir, "sock"), filepath.Join(dir, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g history-limit 10000\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	tmux := func(args ...string) {
+		b.Helper()
+		if out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", conf}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("tmux %v: %v: %s", args, err, out)
+		}
+	}
+	tmux("new-session", "-d", "-x", "200", "-y", "50", "cat "+path+"; tmux -S "+sock+" wait-for -S done; sleep 600")
+	b.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	tmux("wait-for", "done")
+	tmux("copy-mode", "-t", "0")
+	for _, q := range []struct{ name, query string }{
+		{"roundtrip", ""},
+		{"rare", "NeedleInHaystack"},
+		{"fold", "needleinhaystack"},
+		{"common", "worker"},
+		{"none", "zebra"},
+		{"wide", "語句"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			args := []string{"send-keys", "-t", "0", "-X", "search-backward-text", q.query}
+			if q.query == "" {
+				args = []string{"send-keys", "-t", "0", "-X", "cursor-up"}
+			}
+			for b.Loop() {
+				tmux(args...)
+			}
 		})
 	}
 }
