@@ -79,6 +79,12 @@ func (e *Emulator) deleteChars(n int) {
 // row push the rows below down; the cursor goes to the first column.
 func (e *Emulator) insertLines(n int) {
 	if e.inRegion() {
+		// As tmux: the row above and the last row that moves down end
+		// their continuations.
+		e.unwrapAbove(e.y)
+		if n <= e.bot-e.y {
+			e.unwrapRow(e.y + max(n, 1) - 1)
+		}
 		e.scrollDown(e.y, e.bot, n)
 		e.setCursor(0, e.y)
 	}
@@ -88,7 +94,13 @@ func (e *Emulator) insertLines(n int) {
 // and the rows below come up; the cursor goes to the first column.
 func (e *Emulator) deleteLines(n int) {
 	if e.inRegion() {
+		// As tmux: the row above, and the last row that moves up, end
+		// their continuations.
+		e.unwrapAbove(e.y)
 		e.scrollUp(e.y, e.bot, n, false)
+		if n = max(n, 1); n <= e.bot-e.y {
+			e.unwrapRow(e.bot - n)
+		}
 		e.setCursor(0, e.y)
 	}
 }
@@ -110,6 +122,9 @@ func (e *Emulator) eraseCells(y, a, b int) {
 	a, b = max(a, 0), min(b, e.cols)
 	if a >= b {
 		return
+	}
+	if a == 0 && b == e.cols {
+		e.unwrapAbove(y) // the row above no longer runs on into this one
 	}
 	ln := e.scr.row(y)
 	if a >= ln.used && e.pen.bg == 0 {

@@ -21,7 +21,11 @@ func (e *Emulator) setScrollRegion(top, bot int) {
 func (e *Emulator) scrollRegionUp(n int) { e.scrollUp(e.top, e.bot, n, true) }
 
 // scrollRegionDown is SD: the region scrolls down n lines.
-func (e *Emulator) scrollRegionDown(n int) { e.scrollDown(e.top, e.bot, n) }
+func (e *Emulator) scrollRegionDown(n int) {
+	e.unwrapRow(e.top)
+	e.unwrapAbove(e.top)
+	e.scrollDown(e.top, e.bot, n)
+}
 
 // index moves down a line, scrolling the region when at its bottom (IND,
 // LF).
@@ -49,6 +53,8 @@ func (e *Emulator) index() {
 func (e *Emulator) reverseIndex() {
 	switch {
 	case e.y == e.top:
+		e.unwrapRow(e.top)
+		e.unwrapAbove(e.top)
 		e.scrollDown(e.top, e.bot, 1)
 	case e.y > 0:
 		e.y--
