@@ -108,6 +108,10 @@ type Config struct {
 	// TypeIntoLead starts the screen typing into the lead's pane, so the
 	// first key reaches the lead (Restore and ReadOnly win over it).
 	TypeIntoLead bool
+	// ProjectRoot is the run's project root: the run overview reads the
+	// workers' logs and result files (paths relative to it) from there.
+	// Empty: only absolute paths are read.
+	ProjectRoot string
 }
 
 // RendererFPS is the bubbletea renderer rate the screen is tuned for: at
@@ -201,6 +205,8 @@ type App struct {
 	notice       string
 	gate         *gateDialog     // the open gate dialog, nil when closed
 	overview     *overviewState  // the run overview (prefix w), nil when closed
+	projectRoot  string          // Config.ProjectRoot
+	logSeq       int             // numbers the log panes ("log-1", ...)
 	gatesSeen    map[string]bool // gates already opened or announced once
 	alert        string          // a bell and desktop notification to send (a new gate)
 
@@ -275,6 +281,7 @@ func New(cfg Config) *App {
 		attached:     cfg.Attached,
 		readOnly:     cfg.ReadOnly,
 		sizes:        cfg.Sizes,
+		projectRoot:  cfg.ProjectRoot,
 	}
 	a.startTyping = cfg.TypeIntoLead && !cfg.ReadOnly && cfg.Restore == nil
 	if r := cfg.Restore; r != nil {
@@ -389,12 +396,16 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.onResizeTimer(msg)
 	case latestMsg:
 		cmd = a.onLatest()
+	case logReplayedMsg:
+		a.onLogReplayed(msg)
+	case resultMsg:
+		a.onResult(msg)
 	default:
 		return a, nil
 	}
 	a.viewValid = false
 	a.publish()
-	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen())
+	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdRenderResult())
 }
 
 // cmdTellScreen tells the engine (Actions.Screen) the screen's size and

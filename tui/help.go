@@ -25,8 +25,9 @@ func (k KeyMap) helpSections(attached bool) []helpSection {
 	nav := []helpRow{
 		{"←↓↑→ hjkl", "move focus"},
 		{"tab/S-tab", "next / previous pane"},
-		row(k.Jump), row(k.Enter), row(k.Zoom), row(k.Scroll),
-		row(k.Timeline), row(k.Close), row(k.Gate), row(k.Quit), row(k.Help),
+		row(k.Jump), row(k.Enter), row(k.Scroll),
+		{k.Zoom.Help().Key + " / " + k.Timeline.Help().Key, "zoom / timeline"},
+		row(k.Close), row(k.Gate), row(k.Overview), row(k.Quit), row(k.Help),
 	}
 	typing := []helpRow{
 		row(k.Prefix),
@@ -88,7 +89,15 @@ func (a *App) helpBox() []string {
 	body := render(sections)
 	// Title, blank, body, blank, hint, and the border: 6 rows around body.
 	if strings.Count(body, "\n")+1+6 > a.height {
-		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:2]), "   ", render(sections[2:]))
+		// Two columns, split where the taller one is the shortest.
+		best, bestH := 1, 1<<30
+		for k := 1; k < len(sections); k++ {
+			h := max(strings.Count(render(sections[:k]), "\n"), strings.Count(render(sections[k:]), "\n"))
+			if h < bestH {
+				best, bestH = k, h
+			}
+		}
+		body = lipgloss.JoinHorizontal(lipgloss.Top, render(sections[:best]), "   ", render(sections[best:]))
 	}
 	foot := "any key closes this help"
 	if a.readOnly {

@@ -42,6 +42,9 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := a.keyBeforeLead(msg); ok {
 		return cmd
 	}
+	if a.overview != nil {
+		return a.onOverviewKey(msg)
+	}
 	switch a.mode {
 	case modeInput:
 		return a.onInputKey(msg)
@@ -89,6 +92,8 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.showHelp = true
 	case key.Matches(msg, km.Gate):
 		a.openGate("")
+	case key.Matches(msg, km.Overview):
+		a.openOverview()
 	case key.Matches(msg, km.Detach):
 		// Prefix d while typing: the next screen types into the pane again.
 		a.detachTyping = a.attached && afterPrefix && pv != nil
@@ -112,6 +117,10 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.setFocus(n - 1)
 		}
 	case key.Matches(msg, km.Enter):
+		if pv != nil && pv.log != nil {
+			a.notice = pv.label() + " is read-only: [ scrolls it, x closes it"
+			return nil
+		}
 		if cmd, dead := a.enterDeadPane(pv); dead {
 			return cmd
 		}
@@ -268,6 +277,9 @@ func (a *App) askClose() {
 	case pv == nil:
 	case pv.lead:
 		a.notice = "the lead's pane cannot be closed from the screen"
+	case pv.log != nil:
+		// A log pane is this screen's own view: nothing runs in it.
+		a.onPaneClosed(pv.id, "")
 	default:
 		a.confirm = &confirmation{kind: confirmClose, paneID: pv.id, text: "close " + pv.label() + " (" + pv.id + ")? (y: close, any other key: keep)"}
 	}
@@ -276,10 +288,13 @@ func (a *App) askClose() {
 // setMode switches mode, telling programs that asked (mode 1004) when they
 // gain or lose the keyboard.
 func (a *App) setMode(m mode) {
+	pv := a.focused()
+	if m == modeInput && pv != nil && pv.log != nil {
+		m = modeNav // a log pane has no program to type into
+	}
 	if m == a.mode {
 		return
 	}
-	pv := a.focused()
 	if pv != nil && a.mode == modeInput {
 		a.queue(paneOp{kind: opFocus, id: pv.id, in: false})
 	}
@@ -352,6 +367,12 @@ func (a *App) focusedHeight() int {
 func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 	if a.gate != nil && !a.showHelp && a.confirm == nil {
 		return a.onGateMouse(msg)
+	}
+	if a.overview != nil {
+		if a.showHelp || a.confirm != nil {
+			return nil
+		}
+		return a.onOverviewMouse(msg)
 	}
 	if cmd, ok := a.onSelectMouse(msg); ok {
 		return cmd

@@ -26,6 +26,7 @@ type KeyMap struct {
 	Timeline              key.Binding
 	Close                 key.Binding
 	Gate                  key.Binding
+	Overview              key.Binding // the run overview (overview.go)
 	Detach                key.Binding // an attached screen only (Config.Attached)
 	Quit                  key.Binding
 	Help                  key.Binding
@@ -66,6 +67,7 @@ func NewKeyMap(prefix string) KeyMap {
 		Timeline: b("t", "show / hide timeline", "t"),
 		Close:    b("x", "close worker pane", "x"),
 		Gate:     b("g", "answer the waiting gate", "g"),
+		Overview: b("w", "run overview (enter, r)", "w"),
 		Detach:   b("d", "detach: the run goes on", "d"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		Help:     b("?", "help", "?"),

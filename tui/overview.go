@@ -1,7 +1,569 @@
 package tui
 
-// overviewState is the run overview (prefix w), open over the panes.
-type overviewState struct{}
+import (
+	"fmt"
+	"strconv"
+	"strings"
 
-// overviewHint names the overview's keys.
-func (a *App) overviewHint() string { return "esc: close" }
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
+)
+
+// overviewState is the run overview (prefix w), drawn over the panes and
+// the timeline: every dispatch of the run, finished and reclaimed ones
+// included, grouped by batch. From it enter focuses a dispatch's live pane
+// or opens its log as a read-only pane (logpane.go), and r shows its result
+// file rendered as markdown (result.go).
+type overviewState struct {
+	sel    string // the selected dispatch's id
+	top    int    // the first list row shown
+	result *resultView
+	// rowAt maps the screen rows of the last drawing to the dispatch
+	// drawn there (an index into the run's dispatches), for the mouse.
+	rowAt map[int]int
+}
+
+// openOverview opens the overview with the focused pane's dispatch
+// selected, else the run's last dispatch.
+func (a *App) openOverview() {
+	ov := &overviewState{}
+	if pv := a.focused(); pv != nil && pv.dispID != "" {
+		ov.sel = pv.dispID
+	} else if n := len(a.run.Dispatches); n > 0 {
+		ov.sel = a.run.Dispatches[n-1].DispatchID
+	}
+	a.showHelp = false
+	a.overview = ov
+}
+
+// selIndex is the selected dispatch's index in the run's dispatches (the
+// last one when the selection is gone), -1 without dispatches.
+func (a *App) selIndex() int {
+	ds := a.run.Dispatches
+	for i := range ds {
+		if ds[i].DispatchID == a.overview.sel {
+			return i
+		}
+	}
+	return len(ds) - 1
+}
+
+// overviewHint names the overview's keys (the result view's when open).
+func (a *App) overviewHint() string {
+	if a.overview.result != nil {
+		return "↑↓ pgup/pgdn g/G: scroll · esc: back"
+	}
+	return "enter: open · r: result · esc: close · ↑↓: choose"
+}
+
+// onOverviewKey handles a key while the overview is open.
+func (a *App) onOverviewKey(msg tea.KeyPressMsg) tea.Cmd {
+	ov := a.overview
+	if ov.result != nil {
+		return a.onResultKey(msg)
+	}
+	km := a.keys
+	ds := a.run.Dispatches
+	i := a.selIndex()
+	move := func(to int) {
+		if len(ds) > 0 {
+			ov.sel = ds[min(max(to, 0), len(ds)-1)].DispatchID
+		}
+	}
+	s := msg.String()
+	switch {
+	case key.Matches(msg, km.Prefix):
+		// The prefix leaves the overview; the next key acts as in
+		// navigation (ctrl+b g answers a gate from here).
+		a.overview = nil
+		a.afterPrefix = true
+	case s == "esc" || s == "q" || key.Matches(msg, km.Overview):
+		a.overview = nil
+	case key.Matches(msg, km.Help):
+		a.showHelp = true
+	case key.Matches(msg, km.LineUp):
+		move(i - 1)
+	case key.Matches(msg, km.LineDown):
+		move(i + 1)
+	case s == "pgup" || s == "b":
+		move(i - a.overviewPage())
+	case s == "pgdown" || s == "f" || s == "space":
+		move(i + a.overviewPage())
+	case s == "g" || s == "home":
+		move(0)
+	case s == "G" || s == "end":
+		move(len(ds) - 1)
+	case s == "enter":
+		if i >= 0 {
+			return a.openDispatch(i)
+		}
+	case s == "r":
+		if i >= 0 {
+			return a.openResult(i)
+		}
+	}
+	return nil
+}
+
+// overviewPage is how many list rows the overview shows at once.
+func (a *App) overviewPage() int {
+	top, bottom := a.overlayRows()
+	return max(bottom-top-2, 1)
+}
+
+// onOverviewMouse: the wheel moves the selection, a click selects a
+// dispatch, a click on the selected one opens it.
+func (a *App) onOverviewMouse(msg tea.MouseMsg) tea.Cmd {
+	ov := a.overview
+	m := msg.Mouse()
+	if ov.result != nil {
+		if _, ok := msg.(tea.MouseWheelMsg); ok {
+			switch m.Button {
+			case tea.MouseWheelUp:
+				ov.result.scroll(-wheelLines, a.resultPage())
+			case tea.MouseWheelDown:
+				ov.result.scroll(wheelLines, a.resultPage())
+			}
+		}
+		return nil
+	}
+	ds := a.run.Dispatches
+	switch msg.(type) {
+	case tea.MouseWheelMsg:
+		d := 0
+		switch m.Button {
+		case tea.MouseWheelUp:
+			d = -1
+		case tea.MouseWheelDown:
+			d = 1
+		}
+		if i := a.selIndex() + d; d != 0 && i >= 0 && i < len(ds) {
+			ov.sel = ds[i].DispatchID
+		}
+	case tea.MouseClickMsg:
+		i, ok := ov.rowAt[m.Y]
+		if !ok || i >= len(ds) {
+			return nil
+		}
+		if ds[i].DispatchID == ov.sel {
+			return a.openDispatch(i)
+		}
+		ov.sel = ds[i].DispatchID
+	}
+	return nil
+}
+
+// livePane is the open pane running dispatch i now (not a log), or nil.
+func (a *App) livePane(i int) *paneView {
+	d := a.run.Dispatches[i]
+	pv := a.byID[d.PaneID]
+	if pv == nil || pv.log != nil || pv.dispID != d.DispatchID {
+		return nil
+	}
+	return pv
+}
+
+// logPaneOf is the open log pane of dispatch i, or nil.
+func (a *App) logPaneOf(i int) *paneView {
+	id := a.run.Dispatches[i].DispatchID
+	for _, pv := range a.panes {
+		if pv.log != nil && pv.dispatchID == id {
+			return pv
+		}
+	}
+	return nil
+}
+
+// openDispatch leaves the overview for dispatch i: its live pane gets the
+// focus, or its log opens as a read-only pane (focused).
+func (a *App) openDispatch(i int) tea.Cmd {
+	pv := a.livePane(i)
+	if pv == nil {
+		pv = a.logPaneOf(i)
+	}
+	if pv == nil {
+		var err error
+		if pv, err = a.openLogPane(a.run.Dispatches[i]); err != nil {
+			a.notice = err.Error()
+			return nil
+		}
+	}
+	a.overview = nil
+	if a.mode == modeScroll {
+		a.leaveScroll()
+	}
+	a.setFocus(indexOf(a.panes, pv))
+	if a.zoom || a.geo.tabs {
+		a.relayout()
+	}
+	return nil
+}
+
+func indexOf(pvs []*paneView, pv *paneView) int {
+	for i, p := range pvs {
+		if p == pv {
+			return i
+		}
+	}
+	return -1
+}
+
+// overlayRows is the rows the overview covers: between the header and the
+// status line (the pane area and the timeline).
+func (a *App) overlayRows() (top, bottom int) {
+	top, bottom = 0, a.height
+	if a.geo.header >= 0 {
+		top = a.geo.header + 1
+	}
+	if a.geo.status >= 0 {
+		bottom = a.geo.status
+	}
+	return top, max(bottom, top)
+}
+
+// dispatchState is the glyph state of a dispatch.
+func dispatchState(d state.Dispatch) paneState {
+	switch d.Status {
+	case state.StatusCompleted:
+		return stateDone
+	case state.StatusError:
+		return stateFailed
+	case state.StatusTimeout:
+		return stateTimedOut
+	case state.StatusNotRun:
+		return stateNotRun
+	}
+	return stateRunning
+}
+
+// overviewRow is one dispatch's cells in the overview.
+type overviewRow struct {
+	i                                   int // index into the run's dispatches
+	glyph                               styledGlyph
+	pane, label, model, elapsed, reason string
+	tokens, cost                        string
+}
+
+// dispatchRow builds the cells of dispatch i.
+func (a *App) dispatchRow(i int) overviewRow {
+	d := a.run.Dispatches[i]
+	r := overviewRow{i: i, glyph: a.glyphs[dispatchState(d)], pane: "·", model: d.Model}
+	if pv := a.livePane(i); pv != nil {
+		r.pane = strconv.Itoa(indexOf(a.panes, pv) + 1)
+	} else if pv := a.logPaneOf(i); pv != nil {
+		r.pane = strconv.Itoa(indexOf(a.panes, pv) + 1)
+	}
+	r.label = d.ExecutionLabel
+	if r.label == "" {
+		r.label = d.DispatchID
+	}
+	if d.Model != "" {
+		r.label = strings.TrimSuffix(r.label, " · "+d.Model)
+	}
+	if r.model == "" {
+		r.model = "—"
+	}
+	r.elapsed = "—"
+	if t := parseTime(d.DispatchedAt); !t.IsZero() && d.Status != state.StatusNotRun {
+		end := a.now()
+		if s := parseTime(d.SettledAt); !s.IsZero() {
+			end = s
+		}
+		r.elapsed = formatElapsed(max(end.Sub(t), 0))
+	}
+	r.reason = exitReason(d)
+	u, ok := a.run.Usage[d.DispatchID]
+	r.tokens, r.cost = usageTokens(u, ok), usageCost(u, ok)
+	return r
+}
+
+// exitReason says how a dispatch ended: its status, exit code and reason.
+func exitReason(d state.Dispatch) string {
+	s := string(d.Status)
+	if s == "" {
+		s = "dispatched"
+	}
+	if d.ExitCode != nil && *d.ExitCode != 0 {
+		s += " (exit " + strconv.Itoa(*d.ExitCode) + ")"
+	}
+	if d.Reason != "" {
+		s += ": " + d.Reason
+	}
+	return s
+}
+
+// batchLine is a batch's heading: kind, dispatch time, how its dispatches
+// stand and how long it ran.
+func (a *App) batchLine(n int, b batch) string {
+	ds := a.run.Dispatches
+	var done, failed, running int
+	for _, i := range b.dispatches {
+		switch dispatchState(ds[i]) {
+		case stateRunning:
+			running++
+		case stateDone:
+			done++
+		default:
+			failed++
+		}
+	}
+	kind := string(b.kind)
+	if kind == "" {
+		kind = "batch"
+	}
+	parts := []string{"batch " + strconv.Itoa(n) + " · " + kind}
+	if t := parseTime(b.at); !t.IsZero() {
+		parts = append(parts, "dispatched "+t.Format("15:04:05"))
+	}
+	var counts []string
+	if running > 0 {
+		counts = append(counts, strconv.Itoa(running)+" running")
+	}
+	if done > 0 {
+		counts = append(counts, strconv.Itoa(done)+" done")
+	}
+	if failed > 0 {
+		counts = append(counts, strconv.Itoa(failed)+" failed")
+	}
+	parts = append(parts, strings.Join(counts, ", "))
+	if d, settled, ok := b.span(ds, a.now()); ok {
+		if settled {
+			parts = append(parts, "settled after "+formatElapsed(d))
+		} else {
+			parts = append(parts, formatElapsed(d))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// overviewCols are the widths of the overview's columns; 0 hides one.
+type overviewCols struct{ label, model, elapsed, reason, tokens, cost int }
+
+// layoutCols fits the columns to w cells: the label, elapsed time, cost
+// and exit reason always show; the tokens go first, then the model, when
+// the line is short; the reason takes what is left.
+func layoutCols(rows []overviewRow, w int) overviewCols {
+	c := overviewCols{label: len("label"), model: len("model"), elapsed: len("elapsed"), reason: len("exit"), tokens: len("tokens in/cached/out"), cost: len("cost")}
+	for _, r := range rows {
+		c.label = max(c.label, ansi.StringWidth(r.label))
+		c.model = max(c.model, ansi.StringWidth(r.model))
+		c.elapsed = max(c.elapsed, len(r.elapsed))
+		c.reason = max(c.reason, ansi.StringWidth(r.reason))
+		c.tokens = max(c.tokens, len(r.tokens))
+		c.cost = max(c.cost, len(r.cost))
+	}
+	c.label, c.model = min(c.label, 32), min(c.model, 20)
+	const lead = 2 + 2 + 3 // marker, glyph, pane number
+	// Each shown column takes its width and a two-cell gap.
+	used := func() int {
+		n := lead + c.label + 2 + c.elapsed + 2 + c.cost + 2 + min(c.reason, 16)
+		if c.model > 0 {
+			n += c.model + 2
+		}
+		if c.tokens > 0 {
+			n += c.tokens + 2
+		}
+		return n
+	}
+	if used() > w {
+		c.tokens = 0
+	}
+	if used() > w {
+		c.model = 0
+	}
+	for used() > w && c.label > 12 {
+		c.label--
+	}
+	c.reason = max(min(w-used()+min(c.reason, 16), c.reason), 4)
+	return c
+}
+
+// ovCell is s cut (with "…") or padded to w cells; right aligns it right.
+func ovCell(s string, w int, right bool) string {
+	s = cutRight(s, w)
+	if right {
+		return blank(w-ansi.StringWidth(s)) + s
+	}
+	return s + blank(w-ansi.StringWidth(s))
+}
+
+// renderOverview draws the overview (or its result view) over the rows
+// between the header and the status line.
+func (a *App) renderOverview(rows []string) {
+	top, bottom := a.overlayRows()
+	w := a.width
+	if bottom <= top || w <= 0 {
+		return
+	}
+	ov := a.overview
+	if ov.result != nil {
+		a.renderResult(rows, top, bottom)
+		return
+	}
+	ds := a.run.Dispatches
+	bs := batches(ds)
+	title := "━ run overview"
+	switch {
+	case !a.haveRun:
+		title += " · waiting for the run"
+	case len(ds) == 0:
+		title += " · no workers dispatched yet"
+	default:
+		title += fmt.Sprintf(" · %d dispatches in %d batches", len(ds), len(bs))
+		if len(bs) == 1 {
+			title = strings.TrimSuffix(title, "es") // "in 1 batch"
+		}
+		if len(ds) == 1 {
+			title = strings.Replace(title, "1 dispatches", "1 dispatch", 1)
+		}
+		if c := a.totalCost(); c != "" {
+			title += " · " + c
+		}
+	}
+	rows[top] = a.overlayTitle(title, a.overviewHint())
+	for y := top + 1; y < bottom; y++ {
+		rows[y] = blank(w)
+	}
+	ov.rowAt = map[int]int{}
+	if len(ds) == 0 {
+		if top+2 < bottom {
+			rows[top+2] = fit(a.st.Empty.Render("  the lead has not dispatched any worker yet"), w)
+		}
+		return
+	}
+	all := make([]overviewRow, len(ds))
+	for i := range ds {
+		all[i] = a.dispatchRow(i)
+	}
+	cols := layoutCols(all, w)
+	gap := "  "
+	header := "       " + ovCell("label", cols.label, false)
+	if cols.model > 0 {
+		header += gap + ovCell("model", cols.model, false)
+	}
+	header += gap + ovCell("elapsed", cols.elapsed, true) + gap + ovCell("exit", cols.reason, false)
+	if cols.tokens > 0 {
+		header += gap + ovCell("tokens in/cached/out", cols.tokens, true)
+	}
+	header += gap + ovCell("cost", cols.cost, true)
+	if top+1 < bottom {
+		rows[top+1] = fit(a.st.Hint.Render(header), w)
+	}
+	// The list: a heading per batch, then its dispatches.
+	type line struct {
+		text string
+		disp int // -1 for a heading
+	}
+	sel := a.selIndex()
+	var list []line
+	selRow := 0
+	for n, b := range bs {
+		list = append(list, line{a.st.HelpTitle.Render(cutRight(a.batchLine(n+1, b), w)), -1})
+		for _, i := range b.dispatches {
+			r := all[i]
+			marker := "  "
+			if i == sel {
+				marker = "› "
+				selRow = len(list)
+			}
+			text := ovCell(r.label, cols.label, false)
+			if cols.model > 0 {
+				text += gap + ovCell(r.model, cols.model, false)
+			}
+			text += gap + ovCell(r.elapsed, cols.elapsed, true) + gap + ovCell(r.reason, cols.reason, false)
+			if cols.tokens > 0 {
+				text += gap + ovCell(r.tokens, cols.tokens, true)
+			}
+			text += gap + ovCell(r.cost, cols.cost, true)
+			num := ovCell(r.pane, 2, true) + " "
+			var s string
+			if i == sel {
+				s = a.st.TabFocused.Render(marker) + r.glyph.styled + " " + a.st.TabFocused.Render(num+text)
+			} else {
+				s = marker + r.glyph.styled + " " + num + text
+			}
+			list = append(list, line{s, i})
+		}
+	}
+	// Scroll so the selection shows, with its batch heading when it fits.
+	page := max(bottom-top-2, 1)
+	if selRow < ov.top+1 {
+		ov.top = max(selRow-1, 0)
+	}
+	if selRow >= ov.top+page {
+		ov.top = selRow - page + 1
+	}
+	ov.top = min(ov.top, max(len(list)-page, 0))
+	for k := 0; k < page && ov.top+k < len(list); k++ {
+		l := list[ov.top+k]
+		y := top + 2 + k
+		rows[y] = fit(l.text, w)
+		if l.disp >= 0 {
+			ov.rowAt[y] = l.disp
+		}
+	}
+}
+
+// overlayTitle is the title bar of the overview and the result view: the
+// title on the left, the keys on the right (whole items, as many as fit).
+func (a *App) overlayTitle(title, keys string) string {
+	w := a.width
+	title = cutRight(title, max(w-1, 1)) + " "
+	tw := ansi.StringWidth(title)
+	right := ""
+	if room := w - tw - 4; room > 0 {
+		if k := fitHint(keys, room); k != "" {
+			right = " " + k + " ━"
+		}
+	}
+	fill := strings.Repeat("━", max(w-tw-ansi.StringWidth(right), 0))
+	return a.st.TitleFocused.Render(title+fill) + a.st.Hint.Render(right)
+}
+
+// dispatchLabel names dispatch d in notices.
+func dispatchLabel(d state.Dispatch) string {
+	if d.ExecutionLabel != "" {
+		return d.ExecutionLabel
+	}
+	return d.DispatchID
+}
+
+// usageCost is a dispatch's cost for the overview: "—" without usage, "?"
+// when it used tokens at no known price.
+func usageCost(u view.Usage, ok bool) string {
+	switch {
+	case !ok:
+		return "—"
+	case !u.Priced:
+		return "?"
+	}
+	return formatUSD(u.CostUSD)
+}
+
+// usageTokens is a dispatch's tokens for the overview, input/cached/output
+// ("12.3k/40k/1.2k"), "—" without usage.
+func usageTokens(u view.Usage, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return formatCount(u.Input) + "/" + formatCount(u.Cached) + "/" + formatCount(u.Output)
+}
+
+// formatCount prints a token count short: 950, 12.3k, 4.1M.
+func formatCount(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 10_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
+	case n < 1_000_000:
+		return strconv.FormatInt((n+500)/1000, 10) + "k"
+	case n < 10_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+	}
+	return strconv.FormatInt((n+500_000)/1_000_000, 10) + "M"
+}

@@ -78,6 +78,9 @@ func (a *App) titleBar(pv *paneView) string {
 	glyph := a.glyph(pv)
 	label, rest := a.titleText(pv)
 	var tags []string
+	if pv.log != nil {
+		tags = append(tags, "log")
+	}
 	if focused && a.zoom {
 		tags = append(tags, "zoom")
 	}

@@ -201,7 +201,13 @@ func (a *App) addPane(id string) *paneView {
 	if pv.lead {
 		pv.title = "lead"
 	}
-	a.byID[id] = pv
+	a.addPaneView(pv)
+	return pv
+}
+
+// addPaneView adds pv to the display order (the lead first).
+func (a *App) addPaneView(pv *paneView) {
+	a.byID[pv.id] = pv
 	var cur *paneView
 	if f := a.focused(); f != nil {
 		cur = f
@@ -220,7 +226,6 @@ func (a *App) addPane(id string) *paneView {
 	a.relayout()
 	a.applyRestore(pv)
 	a.typeIntoLead(pv)
-	return pv
 }
 
 // onPaneOpened names a pane the engine opened (adding it if no frame

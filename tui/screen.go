@@ -125,6 +125,9 @@ func (a *App) render() (string, *tea.Cursor) {
 			rows[i] = blank(a.width)
 		}
 	}
+	if a.overview != nil {
+		a.renderOverview(rows)
+	}
 	if a.gate != nil {
 		overlay(rows, a.width, a.gateBox())
 	}

@@ -109,12 +109,12 @@ func (a *App) pageSize() int {
 // search whose pane changed.
 func (a *App) cmdFetchScroll() tea.Cmd {
 	pv := a.byID[a.scroll.id]
-	if a.mode != modeScroll || pv == nil || a.mgr == nil {
+	if a.mode != modeScroll || pv == nil || a.textOf(pv) == nil {
 		return nil
 	}
-	id, back, h, mgr := pv.id, a.scroll.back, pv.rect.Inner().H, a.mgr
+	id, back, h, get := pv.id, a.scroll.back, pv.rect.Inner().H, a.textOf(pv)
 	fetch := func() tea.Msg {
-		p, ok := mgr.Get(id)
+		p, ok := get()
 		if !ok {
 			return nil
 		}

@@ -161,12 +161,13 @@ func (a *App) startSearch(q string, backward bool) tea.Cmd {
 // cmdSearch runs the search off the event loop (it takes the pane's lock
 // and may read 10,000 lines).
 func (a *App) cmdSearch(pv *paneView, q string, backward bool, move searchMove, from term.Pos) tea.Cmd {
-	if a.mgr == nil {
+	get := a.textOf(pv)
+	if get == nil {
 		return nil
 	}
-	mgr, id, seq := a.mgr, pv.id, pv.snap.Seq
+	id, seq := pv.id, pv.snap.Seq
 	return func() tea.Msg {
-		p, ok := mgr.Get(id)
+		p, ok := get()
 		if !ok {
 			return nil
 		}

@@ -490,12 +490,13 @@ type copiedMsg struct{ text string }
 
 // cmdCopy reads the text between two positions of pane id.
 func (a *App) cmdCopy(id string, from, to term.Pos, lines bool) tea.Cmd {
-	if a.mgr == nil {
+	pv := a.byID[id]
+	if pv == nil || a.textOf(pv) == nil {
 		return nil
 	}
-	mgr := a.mgr
+	get := a.textOf(pv)
 	return func() tea.Msg {
-		p, ok := mgr.Get(id)
+		p, ok := get()
 		if !ok {
 			return nil
 		}

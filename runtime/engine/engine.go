@@ -173,6 +173,10 @@ func maxPaneNumber(ts *state.TeamState) int {
 // Manager is the engine's pane manager, for the screen.
 func (c *Engine) Manager() *panes.Manager { return c.mgr }
 
+// ProjectRoot is the run's project root, which the run's file paths
+// (dispatch logs and results) are relative to.
+func (c *Engine) ProjectRoot() string { return c.run.Root.Dir() }
+
 // SocketPath is where the engine listens ("" without a server).
 func (c *Engine) SocketPath() string {
 	if c.server == nil {

@@ -94,6 +94,8 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		Restore:  restore,
 		// The first key reaches the lead (a restored view state wins).
 		TypeIntoLead: true,
+		// The run overview reads the workers' logs and results.
+		ProjectRoot: eng.ProjectRoot(),
 		Actions: tui.Actions{
 			ClosePane:   func(id string) { _ = eng.ClosePane(id, "closed from the screen") },
 			AnswerGate:  eng.AnswerGate,

@@ -1,0 +1,195 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
+)
+
+// overviewFixture is a run of three batches: the first reclaimed (its
+// panes closed: a completed worker with a result, a failed one with a log,
+// one that never ran), the second with two live panes (one running, one
+// done), the third a verifier still running in a live pane. Usage is known
+// for some workers, priced or not.
+type overviewFixture struct {
+	hs               *harness
+	root             string
+	lead, live, done string // pane ids
+	verifier         string
+}
+
+const failedLog = "starting gemini-3.1-pro\r\nreading the prompt…\r\n\x1b[31mError: quota exceeded for model gemini-3.1-pro\x1b[0m\r\nexit status 1\r\n"
+
+const resultMD = "# Codex analysis\n\nThe **legacy order** must stay.\n\n- columns: `id`, `name`\n- risk: low\n\n```go\nfmt.Println(\"ok\")\n```\n"
+
+func newOverviewFixture(t *testing.T, w, h int, opts ...func(*Config)) *overviewFixture {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"prompts/antigravity.md.log": failedLog,
+		"results/codex.md":           resultMD,
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts = append(opts, func(c *Config) { c.ProjectRoot = root })
+	hs := newHarness(t, w, h, opts...)
+	f := &overviewFixture{hs: hs, root: root}
+	f.lead = hs.open("lead", true, "static", "LEAD")
+	f.live = hs.open("Claude analyser · sonnet", false, "static", "LIVE")
+	f.done = hs.open("Codex reviewer · gpt-6.1-sol", false, "static", "DONE")
+	f.verifier = hs.open("Codex verifier · gpt-6.1-sol", false, "static", "VERIFY")
+	at := func(ago time.Duration) string { return testNow.Add(-ago).Format(time.RFC3339) }
+	one := 1
+	v := runView()
+	v.Dispatches = []state.Dispatch{
+		{DispatchID: "dispatch-001", DispatchKind: "initial", PaneID: "pane-90", ExecutionLabel: "Codex analyser · gpt-6.1-sol", Model: "gpt-6.1-sol", Status: state.StatusCompleted, DispatchedAt: at(20 * time.Minute), SettledAt: at(16 * time.Minute), PromptPath: "prompts/codex.md", LogPath: "prompts/codex.md.log", ResultPath: "results/codex.md"},
+		{DispatchID: "dispatch-002", DispatchKind: "initial", PaneID: "pane-91", ExecutionLabel: "Antigravity analyser · gemini-3.1-pro", Model: "gemini-3.1-pro", Status: state.StatusError, Reason: "exited 1 without a result", ExitCode: &one, DispatchedAt: at(20 * time.Minute), SettledAt: at(19*time.Minute + 48*time.Second), PromptPath: "prompts/antigravity.md", LogPath: "prompts/antigravity.md.log", ResultPath: "results/antigravity.md"},
+		{DispatchID: "dispatch-003", DispatchKind: "initial", ExecutionLabel: "Kimi analyser · kimi-k3", Model: "kimi-k3", Status: state.StatusNotRun, Reason: "kimi is not installed", DispatchedAt: at(20 * time.Minute), SettledAt: at(20 * time.Minute)},
+		{DispatchID: "dispatch-004", DispatchKind: "reverify-r1", PaneID: f.live, ExecutionLabel: "Claude analyser · sonnet", Model: "sonnet", Status: state.StatusInProgress, DispatchedAt: at(8 * time.Minute), PromptPath: "prompts/claude.md", ResultPath: "results/claude.md"},
+		{DispatchID: "dispatch-005", DispatchKind: "reverify-r1", PaneID: f.done, ExecutionLabel: "Codex reviewer · gpt-6.1-sol", Model: "gpt-6.1-sol", Status: state.StatusCompleted, DispatchedAt: at(8 * time.Minute), SettledAt: at(5 * time.Minute), PromptPath: "prompts/reviewer.md", ResultPath: "results/reviewer.md"},
+		{DispatchID: "dispatch-006", DispatchKind: "reverify-r2", PaneID: f.verifier, ExecutionLabel: "Codex verifier · gpt-6.1-sol", Model: "gpt-6.1-sol", Status: state.StatusInProgress, DispatchedAt: at(2 * time.Minute), PromptPath: "prompts/verifier.md"},
+	}
+	v.BatchKind, v.Batch = "reverify-r2", view.Counts{Pending: 1}
+	v.Usage = map[string]view.Usage{
+		"dispatch-001": {Input: 182_400, Cached: 40_000, Output: 9_100, Model: "gpt-6.1-sol", CostUSD: 1.375, Priced: true},
+		"dispatch-004": {Input: 51_000, Cached: 1_200_000, Output: 3_400, Model: "sonnet", CostUSD: 0.92, Priced: true},
+		"dispatch-005": {Input: 8_000, Output: 700, Model: "gpt-6.1-sol"},
+	}
+	hs.send(view.ViewUpdated{View: v})
+	hs.waitDrawn()
+	return f
+}
+
+func TestOverviewGolden(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			f := newOverviewFixture(t, size[0], size[1])
+			f.hs.key("w")
+			if f.hs.app.overview == nil {
+				t.Fatal("w did not open the overview")
+			}
+			golden.RequireEqual(t, screen(f.hs))
+		})
+	}
+	t.Run("nocolor", func(t *testing.T) {
+		f := newOverviewFixture(t, 120, 30, func(c *Config) { c.NoColor = true })
+		f.hs.key("w", "g")
+		golden.RequireEqual(t, screen(f.hs))
+	})
+}
+
+// TestOverviewOpensLogs: prefix w from a pane opens the overview on the
+// focused pane's dispatch; enter on a live dispatch focuses its pane; on a
+// reclaimed one it opens its log replayed in a read-only pane, failure
+// output and the dispatch's record included, which scrolls, refuses
+// typing, is focused again rather than opened twice, and x closes.
+func TestOverviewOpensLogs(t *testing.T) {
+	f := newOverviewFixture(t, 160, 48)
+	hs, a := f.hs, f.hs.app
+	hs.key("3", "enter") // typing into the Codex reviewer
+	if a.mode != modeInput {
+		t.Fatal("not typing into the pane")
+	}
+	hs.key("ctrl+b", "w")
+	if a.overview == nil || a.overview.sel != "dispatch-005" {
+		t.Fatalf("prefix w: overview %+v, want dispatch-005 selected", a.overview)
+	}
+	if got := ansi.Strip(a.statusLine()); !strings.Contains(got, "OVERVIEW") || !strings.Contains(got, "enter: open") {
+		t.Fatalf("status line in the overview: %q", got)
+	}
+	// Up to the live Claude analyser: enter focuses its pane.
+	hs.key("k", "enter")
+	if a.overview != nil || a.focused().id != f.live {
+		t.Fatalf("enter on a live dispatch: overview %v, focus %s, want %s", a.overview != nil, a.focused().id, f.live)
+	}
+	// The failed, reclaimed Antigravity analyser: enter opens its log.
+	hs.key("w", "g", "j", "enter")
+	pv := a.focused()
+	if a.overview != nil || pv == nil || pv.log == nil {
+		t.Fatalf("enter on a reclaimed dispatch did not open its log; focus %+v", pv)
+	}
+	if pv.title != "Antigravity analyser · gemini-3.1-pro" || pv.state() != stateFailed {
+		t.Fatalf("log pane title %q, state %v", pv.title, pv.state())
+	}
+	scr := hs.plain()
+	for _, want := range []string{"Error: quota exceeded for model gemini-3.1-pro", "[cockpit: error (exit 1): exited 1 without a re", "━ ✗ 5 12s Antigravity analyser", "… [log]"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the log pane does not show %q:\n%s", want, scr)
+		}
+	}
+	hs.key("enter")
+	if a.mode != modeNav || !strings.Contains(a.notice, "read-only") {
+		t.Fatalf("enter on a log pane: mode %v, notice %q", a.mode, a.notice)
+	}
+	hs.key("[", "k")
+	if a.mode != modeScroll || !a.scroll.valid {
+		t.Fatalf("scroll mode on the log pane: mode %v, scroll %+v", a.mode, a.scroll)
+	}
+	hs.key("q")
+	n := len(a.panes)
+	hs.key("w", "enter")
+	if len(a.panes) != n || a.focused() != pv {
+		t.Fatalf("enter again opened a second log pane (%d panes, was %d)", len(a.panes), n)
+	}
+	hs.key("x")
+	if len(a.panes) != n-1 || a.byID[pv.id] != nil || a.confirm != nil {
+		t.Fatalf("x did not close the log pane at once: %d panes, confirm %+v", len(a.panes), a.confirm)
+	}
+	// A log that is missing says so, with the dispatch's record.
+	hs.key("w", "g", "enter")
+	if pv := a.focused(); pv.log == nil || !strings.Contains(hs.plain(), "[cockpit: no log at prompts/codex.md.log: no su") {
+		t.Fatalf("missing log:\n%s", hs.plain())
+	}
+}
+
+// TestOverviewResult: r renders the result file as markdown in a
+// scrollable view; esc goes back; a missing file says so.
+func TestOverviewResult(t *testing.T) {
+	f := newOverviewFixture(t, 80, 24)
+	hs, a := f.hs, f.hs.app
+	hs.key("w", "g", "r")
+	rv := a.overview.result
+	if rv == nil || rv.problem != "" || len(rv.lines) == 0 {
+		t.Fatalf("r did not render the result: %+v", rv)
+	}
+	scr := hs.plain()
+	for _, want := range []string{"result · Codex analyser · gpt-6.1-sol · results/codex.md", "Codex analysis", "The legacy order must stay.", "• columns:", `fmt.Println("ok")`} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the result view does not show %q:\n%s", want, scr)
+		}
+	}
+	if strings.Contains(scr, "**") || strings.Contains(scr, "# Codex") {
+		t.Errorf("the markdown is not rendered:\n%s", scr)
+	}
+	golden.RequireEqual(t, screen(hs))
+	hs.key("esc")
+	if a.overview == nil || a.overview.result != nil {
+		t.Fatal("esc did not go back to the overview")
+	}
+	hs.key("j", "r")
+	if rv := a.overview.result; rv == nil || rv.problem != "no result yet: results/antigravity.md does not exist" {
+		t.Fatalf("missing result: %+v", rv)
+	}
+	if !strings.Contains(hs.plain(), "no result yet: results/antigravity.md does not exist") {
+		t.Fatalf("missing result not shown:\n%s", hs.plain())
+	}
+	hs.key("esc", "esc")
+	if a.overview != nil {
+		t.Fatal("esc did not close the overview")
+	}
+}
