@@ -140,6 +140,11 @@ func TestOverviewOpensLogs(t *testing.T) {
 	if a.mode != modeScroll || !a.scroll.valid {
 		t.Fatalf("scroll mode on the log pane: mode %v, scroll %+v", a.mode, a.scroll)
 	}
+	// Search and copy read the replay too.
+	hs.key("/", "q", "u", "o", "t", "a", "enter")
+	if f := a.scroll.find; f == nil || len(f.matches) != 1 {
+		t.Fatalf("searching the log pane: %+v", a.scroll.find)
+	}
 	hs.key("q")
 	n := len(a.panes)
 	hs.key("w", "enter")
