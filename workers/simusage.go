@@ -3,6 +3,7 @@ package workers
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"os"
 )
 
@@ -16,6 +17,7 @@ type simTokens struct {
 	path  string
 	model string
 	step  int
+	scale int64 // 10–19 tenths: workers of different models spend differently
 }
 
 func newSimTokens(model string) *simTokens {
@@ -23,7 +25,9 @@ func newSimTokens(model string) *simTokens {
 	if p == "" {
 		return nil
 	}
-	return &simTokens{path: p + ".usage.jsonl", model: model}
+	h := fnv.New32a()
+	h.Write([]byte(model))
+	return &simTokens{path: p + ".usage.jsonl", model: model, scale: 10 + int64(h.Sum32()%10)}
 }
 
 // spend records one more model call: a growing cached context, a cache
@@ -40,8 +44,8 @@ func (u *simTokens) spend() {
 		"message": map[string]any{
 			"id": fmt.Sprintf("msg_sim_%d", n), "type": "message", "role": "assistant", "model": u.model,
 			"usage": map[string]int64{
-				"input_tokens": 40 + 7*n, "cache_creation_input_tokens": 12000,
-				"cache_read_input_tokens": 40000 * (n - 1), "output_tokens": 900 + 300*n,
+				"input_tokens": 40 + 7*n, "cache_creation_input_tokens": 1200 * u.scale,
+				"cache_read_input_tokens": 40000 * (n - 1), "output_tokens": (90 + 30*n) * u.scale,
 			},
 		},
 	}

@@ -3,6 +3,8 @@ package control
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -18,6 +20,7 @@ const (
 	EventGateOpened     = "gate-opened"
 	EventGateClosed     = "gate-closed"
 	EventNotice         = "notice"
+	EventUsage          = "usage"
 )
 
 // DispatchStatusEvent says a dispatch's status changed (or it appeared).
@@ -43,6 +46,15 @@ type GateEvent struct {
 	GateID    string         `json:"gateId"`
 	Kind      state.GateKind `json:"kind"`
 	Statement string         `json:"statement,omitempty"`
+}
+
+// UsageEvent says a worker's tokens or cost changed (docs/COST.md), with
+// the run's total so far.
+type UsageEvent struct {
+	DispatchID string `json:"dispatchId"`
+	view.Usage
+	TotalUSD float64 `json:"totalUsd"`
+	Unpriced int     `json:"unpriced,omitempty"` // workers with tokens at no known price
 }
 
 func msg(name string, v any) EventMessage {
@@ -89,6 +101,7 @@ func viewDiff(a, b view.RunView) []EventMessage {
 			out = append(out, msg(EventCheckpoint, CheckpointEvent{At: state.Timestamp(t.At), ProgressLine: t.Line}))
 		}
 	}
+	out = append(out, usageDiff(a, b)...)
 	had := map[string]bool{}
 	for _, g := range a.Gates {
 		had[g.ID] = true
@@ -104,6 +117,30 @@ func viewDiff(a, b view.RunView) []EventMessage {
 		if !has[g.ID] {
 			out = append(out, msg(EventGateClosed, GateEvent{GateID: g.ID, Kind: g.Kind}))
 		}
+	}
+	return out
+}
+
+// usageDiff is a usage event for each worker whose usage changed, in
+// dispatch id order; costs rounded to a millionth of a dollar.
+func usageDiff(a, b view.RunView) []EventMessage {
+	var ids []string
+	for id, u := range b.Usage {
+		if a.Usage[id] != u {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Strings(ids)
+	total, unpriced := b.TotalCost()
+	round := func(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+	out := make([]EventMessage, 0, len(ids))
+	for _, id := range ids {
+		u := b.Usage[id]
+		u.CostUSD = round(u.CostUSD)
+		out = append(out, msg(EventUsage, UsageEvent{DispatchID: id, Usage: u, TotalUSD: round(total), Unpriced: unpriced}))
 	}
 	return out
 }
@@ -128,7 +165,7 @@ func EventLine(ev EventMessage) string {
 	_ = json.Unmarshal(ev.Data, &fields)
 	var b strings.Builder
 	b.WriteString(ev.Event)
-	for _, k := range []string{"paneId", "dispatchId", "title", "executionLabel", "status", "reason", "pending", "done", "progressLine", "gateId", "statement", "text"} {
+	for _, k := range []string{"paneId", "dispatchId", "title", "executionLabel", "status", "reason", "pending", "done", "progressLine", "gateId", "statement", "text", "model", "costUsd", "totalUsd"} {
 		if v, ok := fields[k]; ok && v != "" && v != nil {
 			fmt.Fprintf(&b, " %s=%v", k, v)
 		}

@@ -29,7 +29,8 @@ type Story struct {
 	jsonOut  strings.Builder
 	wire     control.Wire
 	answered bool
-	quiet    bool // the steps are over: engine events are no longer told
+	quiet    bool                  // the steps are over: engine events are no longer told
+	usage    map[string]view.Usage // the last view's, for the summary's costs
 }
 
 // Events a Story is fed.
@@ -144,10 +145,16 @@ func (s *Story) Next(ev any) (lines []string, acts []any) {
 		// Let the last pane-closed events through before the story ends.
 		return lines, []any{WaitQuiet{}}
 	case EngineEvent:
+		if vu, ok := e.Event.(view.ViewUpdated); ok {
+			s.usage = vu.View.Usage
+		}
 		if s.quiet {
 			return nil, nil
 		}
 		for _, m := range s.wire.Next(e.Event) {
+			if m.Event == control.EventUsage {
+				continue // one per model call: the summary gives the costs
+			}
 			lines = append(lines, "  ▸ "+control.EventLine(m))
 		}
 		// A gate: the lead asks, and — no human being here — the story
@@ -173,6 +180,9 @@ func (s *Story) Next(ev any) (lines []string, acts []any) {
 				exit = fmt.Sprint(*d.ExitCode)
 			}
 			line := fmt.Sprintf("  %s %-28s %-9s exit %s", d.DispatchID, d.ExecutionLabel, d.Status, exit)
+			if u, ok := s.usage[d.DispatchID]; ok {
+				line += "  " + costText(u.CostUSD, u.Priced)
+			}
 			if d.Reason != "" {
 				line += "  (" + d.Reason + ")"
 			}
@@ -182,9 +192,23 @@ func (s *Story) Next(ev any) (lines []string, acts []any) {
 			}
 		}
 		lines = append(lines, fmt.Sprintf("ledger: %d checkpoints in %s", e.Checkpoints, e.Ledger))
+		if len(s.usage) > 0 {
+			total, unpriced := view.RunView{Usage: s.usage}.TotalCost()
+			lines = append(lines, fmt.Sprintf("cost: %s for %d workers (the sim's simulated tokens; docs/COST.md)", costText(total, unpriced == 0), len(s.usage)))
+		}
 		return lines, []any{Finish{}}
 	}
 	return nil, nil
+}
+
+// costText is a cost as the screen shows it: "$0.42", "$0.42?" when some
+// tokens have no known price.
+func costText(usd float64, priced bool) string {
+	s := fmt.Sprintf("$%.2f", usd)
+	if !priced {
+		s += "?"
+	}
+	return s
 }
 
 // runNext starts the next step, after lines.

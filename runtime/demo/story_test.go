@@ -98,6 +98,11 @@ func TestStoryOnAPaneRun(t *testing.T) {
 	if lines, _ = feed(t, s, EngineEvent{Event: view.PaneClosed{PaneID: "pane-9"}}); len(lines) != 0 {
 		t.Fatalf("an event after the steps was told: %q", lines)
 	}
+	// The last view's usage prices the summary (one worker left none).
+	usage := map[string]view.Usage{"dispatch-001": {Input: 1000, Output: 10, CostUSD: 0.4213, Priced: true}}
+	if lines, _ = feed(t, s, EngineEvent{Event: view.ViewUpdated{View: view.RunView{Usage: usage}}}); len(lines) != 0 {
+		t.Fatalf("an event after the steps was told: %q", lines)
+	}
 	if _, acts = feed(t, s, Quiet{}); !reflect.DeepEqual(acts, []any{Summarize{}}) {
 		t.Fatalf("after the quiet: %#v, want Summarize", acts)
 	}
@@ -112,10 +117,11 @@ func TestStoryOnAPaneRun(t *testing.T) {
 	})
 	want := []string{
 		"sidecars and results:",
-		"  dispatch-001 Codex analyser · sim         completed exit 0",
+		"  dispatch-001 Codex analyser · sim         completed exit 0  $0.42",
 		"      result r/codex.md: # Simulated worker result",
 		"  dispatch-002 Antigravity analyser · sim   error     exit -  (exit status 1)",
 		"ledger: 17 checkpoints in state/lead-events.jsonl",
+		"cost: $0.42 for 1 workers (the sim's simulated tokens; docs/COST.md)",
 	}
 	if !reflect.DeepEqual(lines, want) {
 		t.Fatalf("summary:\n%q\nwant\n%q", lines, want)
