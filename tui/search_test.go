@@ -243,6 +243,11 @@ func TestSelectKeys(t *testing.T) {
 	if f2, _ := hs.app.viewLines(pv); f2 != first-1 || hs.app.scroll.sel.cursor.Line != first-1 {
 		t.Fatal("k above the view did not scroll it")
 	}
+	// The prefix (ctrl+b, vi's page up) leaves scroll mode while selecting.
+	hs.key("ctrl+b")
+	if hs.app.mode != modeNav || hs.app.scroll.sel != nil {
+		t.Fatalf("the prefix while selecting: mode %v", hs.app.mode)
+	}
 }
 
 // TestSelectMouse: a drag selects and the release copies; a double click

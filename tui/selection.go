@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -178,6 +179,9 @@ func (a *App) onFindKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return a.onPromptKey(msg), true
 	}
 	k := msg.String()
+	if key.Matches(msg, a.keys.Prefix) {
+		return nil, false // leaves scroll mode, even while selecting (ctrl+b)
+	}
 	if s := a.scroll.sel; s != nil {
 		if cmd, ok := a.onSelectKey(s, k); ok {
 			return cmd, true
