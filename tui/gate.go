@@ -2,12 +2,10 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
@@ -31,7 +29,15 @@ type gateDialog struct {
 	// rows, one entry per row) and the row of the answer hint.
 	boxX, boxY, boxW, boxH int
 	choiceAt               map[int]int // screen row → choice index
-	answerRow              int
+	answerTop, answerRow   int         // the rows of the keys line(s)
+
+	// A dialog taller than the terminal scrolls its middle (gatebox.go):
+	// top is the first row shown, scrolls says whether it does, shownSel
+	// the choice it last scrolled to.
+	top      int
+	scrolls  bool
+	shownSel int
+	room     int // rows of the scrolled middle
 }
 
 // gateAnsweredMsg says how the engine took an answer.
@@ -108,6 +114,9 @@ func (a *App) onGateKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	s := msg.String()
+	if a.scrollGate(s) {
+		return nil
+	}
 	if d.editing {
 		switch s {
 		case "enter":
@@ -247,154 +256,6 @@ func (a *App) onGateAnswered(m gateAnsweredMsg) {
 	a.run.Gates = left
 }
 
-// gateBox draws the dialog: the question, the choices (the chosen one
-// with every detail, the others on one line when space is short), the note,
-// the keys, and the engine's refusal if any.
-func (a *App) gateBox() []string {
-	d := a.gate
-	g := a.gateByID(d.id)
-	if g == nil {
-		return nil
-	}
-	w := min(a.width-4, 100)
-	inner := max(w-4, 20) // border and padding
-	st := a.st
-	wrap := func(s string, indent int) []string {
-		if s == "" {
-			return nil
-		}
-		lines := strings.Split(ansi.Wordwrap(s, inner-indent, " "), "\n")
-		for i := range lines {
-			lines[i] = blank(indent) + lines[i]
-		}
-		return lines
-	}
-
-	var head []string
-	title := "Gate " + g.ID
-	if g.Kind != "" && string(g.Kind) != g.ID {
-		title += " · " + string(g.Kind)
-	}
-	count := ""
-	if n := len(a.run.Gates); n > 1 {
-		for i := range a.run.Gates {
-			if a.run.Gates[i].ID == g.ID {
-				count = strconv.Itoa(i+1) + " of " + strconv.Itoa(n) + " · [ ]: other gates"
-			}
-		}
-	}
-	head = append(head, spread(st.HelpTitle.Render(title), st.Hint.Render(count), inner))
-	head = append(head, wrap(g.Statement, 0)...)
-	if g.ExpectedForm != "" {
-		head = append(head, wrap(st.Hint.Render("expected: ")+g.ExpectedForm, 0)...)
-	}
-	if g.ReasonHint != "" {
-		head = append(head, wrap(st.Hint.Render("why asked: ")+g.ReasonHint, 0)...)
-	}
-	head = append(head, "")
-
-	// Choices: full details for every option if they fit, else for the
-	// chosen one only.
-	choice := func(i int, full bool) []string {
-		mark := "  "
-		style := st.HelpDesc
-		if i == d.sel {
-			mark = st.HelpKey.Render("▸ ")
-			style = st.HelpTitle
-		}
-		if g.Kind == state.GateReportAuthoring {
-			return []string{mark + style.Render([]string{"approve", "deny"}[i])}
-		}
-		o := g.Options[i]
-		role := ""
-		if o.Role != "" {
-			role = "[" + o.Role + "] "
-		}
-		lines := wrap(mark+style.Render(strconv.Itoa(i+1)+". "+role)+o.Answer, 0)
-		if !full {
-			return lines[:1]
-		}
-		add := func(label, v string) {
-			if v != "" {
-				lines = append(lines, wrap(st.Hint.Render(label+": ")+v, 5)...)
-			}
-		}
-		add("why", o.Rationale)
-		add("added work", o.AddedWork)
-		add("direction change", o.DirectionChange)
-		extra := o.Reach
-		if len(o.ScopeEffects) > 0 {
-			extra = strings.TrimPrefix(extra+" · scope: "+strings.Join(o.ScopeEffects, ", "), " · ")
-		}
-		add("reach", extra)
-		return lines
-	}
-	n := len(g.Options)
-	if g.Kind == state.GateReportAuthoring {
-		n = 2
-	}
-
-	noteLabel := "note (optional): "
-	if g.Kind == state.GateReportAuthoring {
-		noteLabel = "reason (required): "
-	}
-	cursor := ""
-	if d.editing {
-		cursor = st.HelpKey.Render("▏")
-	}
-	var foot []string
-	foot = append(foot, "")
-	foot = append(foot, wrap(st.Hint.Render(noteLabel)+string(d.note)+cursor, 0)...)
-	if d.err != "" {
-		foot = append(foot, wrap(st.HeaderErr.Render(d.err), 0)...)
-	}
-	keys := "↑↓/1-9/click: choose · tab: note · enter/click again: answer · esc: later"
-	switch {
-	case d.busy:
-		keys = "answering…"
-	case d.editing:
-		keys = "type the note · enter: answer · tab/esc: back to the choices"
-	case a.readOnly:
-		keys = "read-only screen: answer from another one · ↑↓: options · esc: close"
-	case g.Kind == state.GateReportAuthoring:
-		keys = "a/d or ↑↓ choose · tab: reason · enter: answer · esc: later"
-	}
-	foot = append(foot, st.Hint.Render(keys))
-
-	room := a.height - 2 - 2 - len(head) - len(foot) // border rows, one row of margin
-	var body []string
-	rowChoice := map[int]int{} // content row → choice, for the mouse
-	build := func(full func(i int) bool) {
-		body, rowChoice = body[:0], map[int]int{}
-		for i := range n {
-			for _, l := range choice(i, full(i)) {
-				rowChoice[len(head)+len(body)] = i
-				body = append(body, l)
-			}
-		}
-	}
-	build(func(int) bool { return true })
-	if len(body) > room {
-		build(func(i int) bool { return i == d.sel })
-	}
-	lines := append(append(head, body...), foot...)
-	for i := range lines {
-		lines[i] = fit(lines[i], inner)
-	}
-	box := strings.Split(st.GateBox.Render(strings.Join(lines, "\n")), "\n")
-	// The box sits where overlay centres it; its border and padding put
-	// content row r at box row r+1, column 2.
-	d.boxW, d.boxH = ansi.StringWidth(box[0]), len(box)
-	d.boxX = max((a.width-d.boxW)/2, 0)
-	d.boxY = max((a.height-d.boxH)/2, 0)
-	d.choiceAt = map[int]int{}
-	for r, i := range rowChoice {
-		d.choiceAt[d.boxY+1+r] = i
-	}
-	d.answerRow = d.boxY + 1 + len(lines) - 1
-	return box
-}
-
 // onGateMouse lets the mouse answer too: a click on a choice selects it, a
 // second click on the selected choice (or a click on the keys line)
 // answers; a click outside the box leaves the gate waiting, as esc does.
@@ -402,6 +263,15 @@ func (a *App) onGateMouse(msg tea.MouseMsg) tea.Cmd {
 	d := a.gate
 	g := a.gateByID(d.id)
 	if g == nil || d.busy {
+		return nil
+	}
+	if w, ok := msg.(tea.MouseWheelMsg); ok {
+		switch w.Button {
+		case tea.MouseWheelUp:
+			a.scrollGate("up-wheel")
+		case tea.MouseWheelDown:
+			a.scrollGate("down-wheel")
+		}
 		return nil
 	}
 	click, ok := msg.(tea.MouseClickMsg)
@@ -421,7 +291,7 @@ func (a *App) onGateMouse(msg tea.MouseMsg) tea.Cmd {
 		d.sel, d.editing = i, false
 		return nil
 	}
-	if m.Y == d.answerRow {
+	if m.Y >= d.answerTop && m.Y <= d.answerRow {
 		return a.submitGate(g)
 	}
 	return nil
