@@ -83,7 +83,7 @@ func TestOpenShowsFakeProvidersCost(t *testing.T) {
 	s.waitScreen("a run total on the status line", 20*time.Second, func(scr string) bool {
 		return total.MatchString(statusRow(scr))
 	})
-	cost := regexp.MustCompile(`· \$\d+\.\d\d$`)
+	cost := regexp.MustCompile(`· \$\d+\.\d\d( |$)`)
 	s.keys("C-b") // the screen types into the lead at start
 	for _, p := range []struct{ key, label string }{{"2", "Codex analyser"}, {"4", "Claude analyser"}} {
 		s.keys(p.key)
