@@ -17,6 +17,10 @@ import (
 type usageFollow struct {
 	tr    *usage.Tracker
 	added map[string]bool // dispatches given to the tracker
+	// on is set by the first refresh, which runs in Start: the evidence is
+	// first read by the loop's next refresh, so a long run's logs never
+	// delay the engine's start (or a screen's first frame).
+	on bool
 }
 
 func newUsageFollow(run *state.Run) *usageFollow {
@@ -35,6 +39,11 @@ func newUsageFollow(run *state.Run) *usageFollow {
 // sidecar's first write is an event).
 func (c *Engine) trackUsage(ts *state.TeamState) {
 	u := c.usage
+	if !u.on {
+		u.on = true
+		c.kick()
+		return
+	}
 	for i := range ts.WorkerDispatches {
 		d := &ts.WorkerDispatches[i]
 		if u.added[d.DispatchID] {

@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // usageRun is a pane run with one in-progress dispatch of provider whose
 // sidecar says started; it returns the run and the dispatch's log path.
-func usageRun(t *testing.T, provider, model string) (*state.Run, string) {
+func usageRun(t testing.TB, provider, model string) (*state.Run, string) {
 	t.Helper()
 	run, sidecars := runtest.StartedRun(t, 1)
 	log := state.LogPath("run/prompts/w000.md")
@@ -126,4 +127,44 @@ func TestUsageFollowsCodexRollout(t *testing.T) {
 	}
 	appendLine(t, rollout, `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":9000,"cached_input_tokens":4000,"output_tokens":1500}}}}`+"\n")
 	waitUsage(t, events, "the rollout's second count", func(u view.Usage) bool { return u.Output == 1500 && u.Input == 5000 })
+}
+
+// BenchmarkUsageToView measures the time from a claude worker's
+// stream-json usage line being appended to its pane log to the engine
+// publishing a view whose Usage counts it: what a pane title's cost waits
+// for. It reports p50 and p99 (use -benchtime=200x or more).
+func BenchmarkUsageToView(b *testing.B) {
+	run, log := usageRun(b, "claude", "sonnet")
+	c, err := Start(Config{Run: run, NoServer: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	events, stop := c.Subscribe()
+	defer stop()
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		line := `{"type":"assistant","message":{"id":"m` + itoa(i) + `","model":"claude-sonnet-4-6","usage":{"input_tokens":1,"output_tokens":1}}}` + "\r\n"
+		start := time.Now()
+		if _, err := f.WriteString(line); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			ev := <-events
+			if vu, ok := ev.(view.ViewUpdated); ok && vu.View.Usage["dispatch-001"].Input >= int64(i+1) {
+				break
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms/p50")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ms/p99")
 }
