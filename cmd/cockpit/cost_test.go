@@ -94,6 +94,14 @@ func TestOpenShowsFakeProvidersCost(t *testing.T) {
 		})
 		s.keys("z")
 	}
+	// cockpit ls tells the run's cost too.
+	infos := engineList(t, l.registry)
+	if len(infos) != 1 || !infos[0].CostKnown || infos[0].CostUSD <= 0 || infos[0].Unpriced != 0 {
+		t.Errorf("ls --json: %+v, want a priced cost", infos)
+	}
+	if r := cockpit(t, root, []string{"COCKPIT_REGISTRY=" + l.registry}, "ls"); !regexp.MustCompile(`  \$\d+\.\d\d  `).MatchString(r.stdout) {
+		t.Errorf("ls shows no cost:\n%s", r.stdout)
+	}
 	s.keys("3", "z")
 	scr := s.waitScreen("the zoomed Antigravity pane", 5*time.Second, func(scr string) bool {
 		return focusedTitle(scr, "Antigravity analyser") && titleLine(scr, "Codex analyser") == ""

@@ -103,7 +103,7 @@ func describeEngines(parent context.Context, entries []registry.Entry) []engineI
 // printEngines prints engines as a table.
 func printEngines(w io.Writer, infos []engineInfo) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tSTARTED\tTASK\tRUN MANIFEST\tPROJECT ROOT\tPANES\tPENDING/DONE\tGATES\tSCREENS")
+	fmt.Fprintln(tw, "PID\tSTARTED\tTASK\tRUN MANIFEST\tPROJECT ROOT\tPANES\tPENDING/DONE\tGATES\tCOST\tSCREENS")
 	home, _ := os.UserHomeDir()
 	for _, e := range infos {
 		root := e.ProjectRoot
@@ -119,11 +119,18 @@ func printEngines(w io.Writer, infos []engineInfo) {
 			task = "-"
 		}
 		panes, counts, screens := strconv.Itoa(e.Panes), fmt.Sprintf("%d/%d", e.Pending, e.Done), strconv.Itoa(e.Screens)
-		if e.Error != "" {
-			panes, counts, gates, screens = "?", "?", "?", "?"
+		cost := "-"
+		if e.CostKnown {
+			cost = fmt.Sprintf("$%.2f", e.CostUSD)
+			if e.Unpriced > 0 {
+				cost += "?"
+			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.Started.Local().Format("2006-01-02 15:04"), task,
-			e.RunManifest, root, panes, counts, gates, screens)
+		if e.Error != "" {
+			panes, counts, gates, cost, screens = "?", "?", "?", "?", "?"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.Started.Local().Format("2006-01-02 15:04"), task,
+			e.RunManifest, root, panes, counts, gates, cost, screens)
 	}
 	tw.Flush()
 }

@@ -43,6 +43,12 @@ type StatusResult struct {
 	Gates []string `json:"gates"`
 	// Screens counts the attached screens.
 	Screens int `json:"screens"`
+	// CostUSD is the run's priced cost so far (docs/COST.md); Unpriced
+	// counts the workers with tokens at no known price (the cost is then
+	// a lower bound); CostKnown is false while no worker has left usage.
+	CostUSD   float64 `json:"costUsd"`
+	Unpriced  int     `json:"unpriced,omitempty"`
+	CostKnown bool    `json:"costKnown"`
 }
 
 // ServeScreen serves one attached screen on a connection that has left

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"math"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -43,6 +44,9 @@ func (c *Engine) Status() control.StatusResult {
 	for _, g := range v.Gates {
 		st.Gates = append(st.Gates, g.ID)
 	}
+	st.CostUSD, st.Unpriced = v.TotalCost()
+	st.CostUSD = math.Round(st.CostUSD*1e6) / 1e6
+	st.CostKnown = len(v.Usage) > 0
 	return st
 }
 
