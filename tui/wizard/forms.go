@@ -16,7 +16,7 @@ func (m *Model) buildForm(step setup.StepID) (*huh.Form, func()) {
 	s, t, a := m.s, m.s.Texts, &m.s.A
 	key := "steps." + string(step)
 	title := func(args ...string) string { return t.T(key+".title", args...) }
-	desc := func(args ...string) string { return t.T(key+".description", args...) }
+	desc := func(args ...string) string { return m.wrapDesc(t.T(key+".description", args...)) }
 	form := func(fields ...huh.Field) *huh.Form { return huh.NewForm(huh.NewGroup(fields...)) }
 	sel := func(v *string, opts []huh.Option[string], args ...string) *huh.Form {
 		return form(huh.NewSelect[string]().Title(title(args...)).Description(desc(args...)).Options(opts...).Value(v))
@@ -58,7 +58,7 @@ func (m *Model) buildForm(step setup.StepID) (*huh.Form, func()) {
 				d += " " + t.T(key+".pointer_other", "status", task.Next.Status)
 			}
 		}
-		f := form(huh.NewSelect[string]().Title(title()).Description(d).Options(opts...).Value(&v))
+		f := form(huh.NewSelect[string]().Title(title()).Description(m.wrapDesc(d)).Options(opts...).Value(&v))
 		return f, func() { a.TaskType = v }
 
 	case setup.StepRelatedTasks:
@@ -149,7 +149,9 @@ func (m *Model) buildForm(step setup.StepID) (*huh.Form, func()) {
 
 	case setup.StepRoleCount:
 		v := s.RoleCountFor(role)
-		return form(input(&v, "role", role).CharLimit(3)), func() { s.SetRoleCount(role, v) }
+		// No CharLimit: huh narrows the field to it and cuts the
+		// placeholder; the session refuses anything but 1–16.
+		return form(input(&v, "role", role)), func() { s.SetRoleCount(role, v) }
 
 	case setup.StepLeadProvider:
 		v := a.LeadProvider
@@ -176,13 +178,23 @@ func (m *Model) buildForm(step setup.StepID) (*huh.Form, func()) {
 		return sel(&v, opts, "provider", a.LeadProvider), func() { a.LeadModel = v }
 
 	case setup.StepExecutor:
+		// Only the roster's providers: the executor is dispatched as a
+		// worker. Another provider is a roster change, so the last choice
+		// goes back to the roster step (complete).
 		v := a.Executor
 		var opts []huh.Option[string]
 		for _, p := range s.ProvidersFor("implementer") {
-			opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
+			if slices.Contains(s.Roster(), p.ID) {
+				opts = append(opts, huh.NewOption(p.DisplayLabel+" ("+p.ID+")", p.ID))
+			}
 		}
+		opts = append(opts, huh.NewOption(t.T(key+".options.change_roster"), changeRoster))
 		roster := strings.Join(s.Roster(), ", ")
 		return sel(&v, opts, "roster", roster), func() {
+			if v == changeRoster {
+				m.toRoster = true
+				return
+			}
 			if v != a.Executor {
 				s.Forget(setup.StepExecutorModel)
 				s.SetImplementerModel("")
@@ -233,4 +245,32 @@ func modelLabel(display, id string) string {
 		return id
 	}
 	return display + " (" + id + ")"
+}
+
+// changeRoster is the executor step's last choice: back to the roster step.
+const changeRoster = "__roster__"
+
+// wrapDesc wraps a step's description at its spaces to the form's width,
+// so huh, which also breaks lines at '-', '.' and ',', never has to: a
+// model name (gpt-6.1-sol) is never split.
+func (m *Model) wrapDesc(s string) string {
+	w, _ := m.formSize()
+	w -= 2 // the field's border and padding (huh wraps at the same width)
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case displayWidth(line)+1+displayWidth(word) > w:
+				out = append(out, line)
+				line = word
+			default:
+				line += " " + word
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }

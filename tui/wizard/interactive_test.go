@@ -251,14 +251,28 @@ var scripts = map[string]func(d *driver){
 		d.expect(setup.StepLeadProvider)
 		d.enter()
 		d.expect(setup.StepExecutor) // claude preselected
-		d.down(2)                    // grok: outside the roster
+		// Only the roster's providers, and a way back to the roster
+		// for another one.
+		d.snap("executor")
+		if scr := d.screen(); strings.Contains(scr, "Grok") || strings.Contains(scr, "Antigravity (") {
+			d.t.Fatalf("the executor step offers providers outside the roster:\n%s", scr)
+		}
+		d.down(2) // another provider: back to the roster
+		d.enter()
+		d.expect(setup.StepWorkers)
+		if d.m.Err() != "" {
+			d.t.Fatalf("going back to the roster shows %q", d.m.Err())
+		}
+		d.enter() // the roster as it was
+		d.expect(setup.StepRoleModels)
+		d.enter()
+		d.enter() // the models as they were
+		d.expect(setup.StepRoleCount)
+		d.enter()
+		d.expect(setup.StepLeadProvider)
 		d.enter()
 		d.expect(setup.StepExecutor)
-		if want := "--executor grok is not in this run's roster (claude, codex); the executor is dispatched as a worker, so give it a roster slot — --role-model verifier=grok/<model> — or pick an executor already in the roster."; d.m.Err() != want {
-			d.t.Fatalf("roster refusal %q", d.m.Err())
-		}
-		d.snap("executor_outside_roster")
-		d.up(1) // codex
+		d.down(1) // codex
 		d.enter()
 		d.expect(setup.StepExecutorModel) // gpt-6-astra, its verifier model
 		d.up(1)                           // gpt-6.1-sol

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/workers/setup"
 )
@@ -34,9 +36,13 @@ type Model struct {
 	width   int
 	height  int
 	formH   int // the height the form was last given
-	done    bool
-	aborted bool
-	outcome *setup.Outcome
+	formW   int // the width the form was built for (its descriptions are wrapped to it)
+	// toRoster: the executor step's answer was "another provider", so the
+	// roster step comes next.
+	toRoster bool
+	done     bool
+	aborted  bool
+	outcome  *setup.Outcome
 }
 
 // New builds the interactive wizard for opts (ProjectRoot, Lang, NoColor,
@@ -144,9 +150,9 @@ func (m *Model) enter(step setup.StepID) tea.Cmd {
 // build makes the form of step from the answers as they stand and sizes it.
 func (m *Model) build(step setup.StepID) tea.Cmd {
 	m.form, m.bind = m.buildForm(step)
-	m.form.WithShowHelp(false).WithShowErrors(false).WithTheme(m.st.HuhTheme())
+	m.form.WithShowHelp(false).WithShowErrors(false).WithTheme(m.st.HuhTheme()).WithKeyMap(keyMap())
 	w, h := m.formSize()
-	m.formH = h
+	m.formH, m.formW = h, w
 	m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return startForm(m.form)
 }
@@ -174,10 +180,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		w, h := m.formSize()
-		if h > m.formH {
+		if h > m.formH || w != m.formW {
 			// huh fixes a field's height the first time the form is
 			// shorter than it, and never grows it again: a taller
 			// terminal gets a new form holding the answer in progress.
+			// So does another width: the descriptions are wrapped to it.
 			m.bind()
 			return m, m.build(m.step)
 		}
@@ -219,6 +226,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // same step again with the refusal shown.
 func (m *Model) complete() tea.Cmd {
 	m.bind()
+	if m.toRoster {
+		// "Another provider" at the executor step: back to the roster,
+		// the answers kept.
+		m.toRoster = false
+		m.errMsg = ""
+		for len(m.history) > 0 && m.history[len(m.history)-1] != setup.StepWorkers {
+			m.history = m.history[:len(m.history)-1]
+		}
+		if len(m.history) > 0 {
+			m.history = m.history[:len(m.history)-1]
+		}
+		return m.enter(setup.StepWorkers)
+	}
 	// The user answered, even if the answer is refused: showing the step
 	// again must keep it, not put the default back.
 	m.s.MarkAnswered(m.step)
@@ -270,10 +290,9 @@ func (m *Model) View() tea.View {
 func (m *Model) render() string {
 	t := m.s.Texts
 	width := max(m.width, 20)
-	steps := m.s.Steps()
-	n := slices.Index(steps, m.step) + 1
 	left := m.st.Title.Render(t.T("title")) + m.st.Muted.Render(" · "+t.T("subtitle"))
-	right := m.st.Counter.Render(t.T("step_counter", "n", strconv.Itoa(n), "total", strconv.Itoa(len(steps))))
+	// The numbers of docs/WIZARD.md: the total is known from the start.
+	right := m.st.Counter.Render(t.T("step_counter", "n", setup.StepNumber(m.step), "total", strconv.Itoa(setup.TotalSteps)))
 	// A narrow terminal drops the subtitle, then the counter.
 	if lipgloss.Width(left)+lipgloss.Width(right)+3 > width {
 		left = m.st.Title.Render(t.T("title"))
@@ -293,10 +312,18 @@ func (m *Model) render() string {
 
 	var body string
 	if m.step == setup.StepConfirm {
-		body = m.st.Label.Render(t.T("steps.confirm.title")) + "\n" +
-			m.st.Muted.Render(t.T("steps.confirm.description")) + "\n\n" +
-			setup.Summary(t, m.s.Outcome(), m.st.summary(), width-2)
-		body = lipgloss.NewStyle().Width(width - 2).Render(strings.TrimRight(body, "\n"))
+		head := m.st.Label.Render(t.T("steps.confirm.title")) + "\n" +
+			m.st.Muted.Render(t.T("steps.confirm.description"))
+		head = lipgloss.NewStyle().Width(width - 2).Render(head)
+		// The summary wraps its values at spaces itself (a model name is
+		// never split); a word still too long is cut with ….
+		sum := strings.Split(strings.TrimRight(setup.Summary(t, m.s.Outcome(), m.st.summary(), width-2), "\n"), "\n")
+		for i, l := range sum {
+			if displayWidth(l) > width-2 {
+				sum[i] = ansi.Truncate(l, width-2, "…")
+			}
+		}
+		body = head + "\n\n" + strings.Join(sum, "\n")
 	} else {
 		body = m.form.View()
 	}
@@ -362,7 +389,9 @@ func (m *Model) helpLine() string {
 	switch m.step {
 	case setup.StepConfirm:
 		keys = append(keys, t.T("help.confirm"))
-	case setup.StepTaskKey, setup.StepTaskGroup, setup.StepRelatedInput, setup.StepDirective, setup.StepRoleCount:
+	case setup.StepTaskKey, setup.StepTaskGroup:
+		keys = append(keys, t.T("help.suggest")) // known keys and groups
+	case setup.StepRelatedInput, setup.StepDirective, setup.StepRoleCount:
 		keys = append(keys, t.T("help.input"))
 	case setup.StepWorkers:
 		keys = append(keys, t.T("help.multi"))
@@ -408,4 +437,14 @@ func RunTUI(opts Options, in io.Reader, out io.Writer) (*setup.Outcome, error) {
 		return nil, err
 	}
 	return final.(*Model).Outcome()
+}
+
+// keyMap is huh's key map with a suggestion taken by tab or → as well as
+// ctrl+e (the help line says so); tab no longer submits an input (each
+// step is one field: enter does).
+func keyMap() *huh.KeyMap {
+	km := huh.NewDefaultKeyMap()
+	km.Input.AcceptSuggestion = key.NewBinding(key.WithKeys("tab", "right", "ctrl+e"), key.WithHelp("tab/→/ctrl+e", "complete"))
+	km.Input.Next = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next"))
+	return km
 }

@@ -192,9 +192,14 @@ func wrapCommand(words []string, indent string, width int) string {
 	var units []string
 	for i := 0; i < len(words); i++ {
 		if strings.HasPrefix(words[i], "--") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
-			units = append(units, words[i]+" "+words[i+1])
-			i++
-			continue
+			// A flag and its value stay together, unless together they
+			// do not fit a continuation line: then the value goes on
+			// its own line, never cut.
+			if pair := words[i] + " " + words[i+1]; displayWidth(indent)+4+displayWidth(pair)+2 <= width {
+				units = append(units, pair)
+				i++
+				continue
+			}
 		}
 		units = append(units, words[i])
 	}
@@ -262,7 +267,9 @@ func Summary(t *Texts, o *Outcome, st SummaryStyle, width int) string {
 	add("task_key", o.TaskKey)
 	add("task_group", orNone(t, o.TaskGroup, muted))
 	add("task_type", o.TaskType)
-	add("related_tasks", o.RelatedEcho)
+	// The tasks alone: the row's label already says what they are
+	// (RelatedEcho, okstra's "related-tasks: …" echo, stays in the JSON).
+	add("related_tasks", orNone(t, strings.Join(o.RelatedTasks, ", "), muted))
 	add("directive", orNone(t, o.Directive, muted))
 	add("workers", list(o.Workers))
 	add("role_models", list(o.RoleModels))
@@ -282,7 +289,15 @@ func Summary(t *Texts, o *Outcome, st SummaryStyle, width int) string {
 	}
 	var b strings.Builder
 	for _, r := range rows {
-		b.WriteString(label(padRight(r[0], labelWidth)) + "  " + r[1] + "\n")
+		// A long value wraps at its spaces under itself, never inside
+		// a word: a model name is never split.
+		for i, l := range wrapValue(r[1], width-labelWidth-2) {
+			if i == 0 {
+				b.WriteString(label(padRight(r[0], labelWidth)) + "  " + l + "\n")
+			} else {
+				b.WriteString(strings.Repeat(" ", labelWidth+2) + l + "\n")
+			}
+		}
 	}
 	b.WriteString("\n" + label(t.T("summary.render")) + "\n" + wrapCommand(o.commandWords(), "  ", width) + "\n")
 	if len(o.Actions) > 0 {
@@ -316,4 +331,26 @@ func padRight(s string, width int) string {
 		return s + strings.Repeat(" ", width-w)
 	}
 	return s
+}
+
+// wrapValue splits v at spaces into lines of at most width cells; a word
+// wider than that stays whole on its own line. width <= 0: one line.
+func wrapValue(v string, width int) []string {
+	if width <= 0 || displayWidth(v) <= width {
+		return []string{v}
+	}
+	var lines []string
+	cur := ""
+	for _, w := range strings.Split(v, " ") {
+		switch {
+		case cur == "":
+			cur = w
+		case displayWidth(cur)+1+displayWidth(w) > width:
+			lines = append(lines, cur)
+			cur = w
+		default:
+			cur += " " + w
+		}
+	}
+	return append(lines, cur)
 }

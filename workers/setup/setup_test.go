@@ -106,13 +106,16 @@ func TestRenderSummaryAndJSON(t *testing.T) {
 	}
 	for _, part := range []string{
 		"task-key       dev-10001",
-		"related tasks  related-tasks: dev-10002,dev-10003,dev-10004,dev-10860",
+		"related tasks  dev-10002, dev-10003, dev-10004, dev-10860\n", // not "related-tasks: …" after its own label
 		"리포트 언어    phase 기본값",
 		"okstra render-bundle\n  okstra render-bundle --task-key dev-10001 --task-type improvement-discovery --task-group billing --related-tasks dev-10002,dev-10003,dev-10004,dev-10860 --directive '' --workers antigravity,claude,codex --lead-provider '' --lead-model '' --report-language ''",
 	} {
 		if !strings.Contains(ko, part) {
 			t.Fatalf("summary lacks %q:\n%s", part, ko)
 		}
+	}
+	if strings.Contains(ko, "related-tasks:") {
+		t.Fatalf("the summary repeats related-tasks:\n%s", ko)
 	}
 	js, _ := Render(o, "ko", true)
 	if js != o.JSON() || !strings.HasPrefix(js, "{\n  \"outcome\": {") || !strings.Contains(js, `"actions": []`) || !strings.Contains(js, `"warnings": []`) {
