@@ -15,8 +15,9 @@ import (
 // usage.Tracker fed by the watcher (EvUsage events), never a timer. Only
 // the loop goroutine (and Start, before it) touches it.
 type usageFollow struct {
-	tr    *usage.Tracker
-	added map[string]bool // dispatches given to the tracker
+	tr      *usage.Tracker
+	added   map[string]bool // dispatches given to the tracker
+	settled map[string]bool // dispatches told the tracker as ended
 	// on is set by the first refresh, which runs in Start: the evidence is
 	// first read by the loop's next refresh, so a long run's logs never
 	// delay the engine's start (or a screen's first frame).
@@ -30,7 +31,7 @@ func newUsageFollow(run *state.Run) *usageFollow {
 		// past dispatches still price with the built-in catalog.
 		cat = workers.BuiltinCatalog()
 	}
-	return &usageFollow{tr: usage.NewTracker(cat, usage.HomesFromEnv(os.Getenv)), added: map[string]bool{}}
+	return &usageFollow{tr: usage.NewTracker(cat, usage.HomesFromEnv(os.Getenv)), added: map[string]bool{}, settled: map[string]bool{}}
 }
 
 // trackUsage gives the tracker the dispatches it has not seen, once their
@@ -47,6 +48,10 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 	for i := range ts.WorkerDispatches {
 		d := &ts.WorkerDispatches[i]
 		if u.added[d.DispatchID] {
+			if d.Terminal() && !u.settled[d.DispatchID] {
+				u.settled[d.DispatchID] = true
+				c.watchUsage(u.tr.Settled(d.DispatchID))
+			}
 			continue
 		}
 		ud := usage.Dispatch{ID: d.DispatchID, Provider: d.Provider, Model: d.Model, Cwd: c.run.Root.Dir()}

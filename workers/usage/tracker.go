@@ -43,6 +43,7 @@ type Tracker struct {
 	files   map[string][]*tracked // followed file → its workers
 	dirs    map[string]Format     // directories where evidence appears
 	claimed map[string]bool       // evidence files tied to a worker
+	metas   map[string]RolloutMeta // rollouts' first lines, read once
 	sums    map[string]Summary
 }
 
@@ -52,6 +53,7 @@ type tracked struct {
 	f      *Follower // nil until its file is known
 	dir    string    // where an unknown file will appear (codex, kimi)
 	sessID string    // codex: the session id its log printed
+	logLen int64     // codex: the log's size when it was last searched for one
 }
 
 // NewTracker makes a tracker pricing with cat (nil: everything unpriced)
@@ -59,7 +61,7 @@ type tracked struct {
 func NewTracker(cat *workers.Catalog, homes Homes) *Tracker {
 	return &Tracker{
 		cat: cat, homes: homes, ds: map[string]*tracked{}, files: map[string][]*tracked{},
-		dirs: map[string]Format{}, claimed: map[string]bool{}, sums: map[string]Summary{},
+		dirs: map[string]Format{}, claimed: map[string]bool{}, metas: map[string]RolloutMeta{}, sums: map[string]Summary{},
 	}
 }
 
@@ -199,7 +201,7 @@ func (t *Tracker) associate(entry string) string {
 	dir := filepath.Dir(entry)
 	var waiting []*tracked
 	for _, w := range t.ds {
-		if w.f == nil && w.dir != "" && (w.dir == dir || t.dirs[dir] == w.format) {
+		if w.f == nil && w.dir != "" && t.dirs[dir] == w.format {
 			waiting = append(waiting, w)
 		}
 	}
@@ -227,16 +229,24 @@ func (t *Tracker) associateRollout(path string, waiting []*tracked) string {
 	base := strings.ToLower(filepath.Base(path))
 	for _, w := range waiting {
 		if w.sessID == "" {
-			w.sessID = CodexSessionFromLog(w.d.Log)
+			// Read the log's head again only when it grew: a worker
+			// whose CLI never printed an id costs a stat per event.
+			if st, err := os.Stat(w.d.Log); err == nil && st.Size() != w.logLen && w.logLen < 32<<10 {
+				w.logLen = st.Size()
+				w.sessID = CodexSessionFromLog(w.d.Log)
+			}
 		}
 		if w.sessID != "" && strings.HasSuffix(base, "-"+w.sessID+".jsonl") {
 			t.follow(w, path)
 			return path
 		}
 	}
-	meta, ok := ReadRolloutMeta(path)
+	meta, ok := t.metas[path]
 	if !ok {
-		return ""
+		if meta, ok = ReadRolloutMeta(path); !ok {
+			return "" // not written yet: looked at again on its next event
+		}
+		t.metas[path] = meta
 	}
 	var match *tracked
 	for _, w := range waiting {
@@ -278,6 +288,39 @@ func (t *Tracker) associateKimi(dir string, waiting []*tracked) string {
 		return wire
 	}
 	return ""
+}
+
+// Settled says dispatch id has ended: a worker still waiting for its
+// evidence file (codex, kimi) gets one last look at its directories and
+// then stops waiting, so later files there are not offered to it. It
+// returns further paths to watch.
+func (t *Tracker) Settled(id string) []Watch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w, ok := t.ds[id]
+	if !ok || w.f != nil || w.dir == "" {
+		return nil
+	}
+	var out []Watch
+	for dir, f := range t.dirs {
+		if f != w.format {
+			continue
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
+				out = append(out, Watch{Path: got})
+			}
+			if w.f != nil {
+				break
+			}
+		}
+		if w.f != nil {
+			break
+		}
+	}
+	w.dir = ""
+	return out
 }
 
 // price recomputes w's summary; it reports whether it changed.

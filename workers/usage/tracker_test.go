@@ -165,3 +165,29 @@ func TestTrackNone(t *testing.T) {
 		}
 	}
 }
+
+// TestSettledStopsWaiting: a codex worker that ended without a rollout
+// takes one last look (and finds one written meanwhile), or stops waiting:
+// a later rollout in its directory is not offered to it.
+func TestSettledStopsWaiting(t *testing.T) {
+	h := testHomes(t)
+	start, _ := time.Parse(time.RFC3339, "2026-11-30T09:09:59Z")
+	tr := NewTracker(workers.BuiltinCatalog(), h)
+	day := h.CodexDayDir(start)
+	tr.Add(Dispatch{ID: "late", Provider: "codex", Model: "gpt-6.1-sol", Log: "/nonexistent.log", Cwd: "/home/dev/proj", Started: start})
+	// Written with no event seen (the watch was not in place yet).
+	copyFile(t, "testdata/codex-rollout.jsonl", filepath.Join(day, "rollout-2026-11-30T09-10-00-0199d2a4-6b1e-7c33-9f10-3e5d8c2b7a40.jsonl"))
+	if w := tr.Settled("late"); len(w) != 1 || tr.Usage()["late"].Output != 2100 {
+		t.Fatalf("Settled = %v, usage %+v; want the rollout found", w, tr.Usage())
+	}
+	tr.Add(Dispatch{ID: "gone", Provider: "codex", Model: "gpt-6.1-sol", Log: "/nonexistent.log", Cwd: "/home/dev/other", Started: start})
+	tr.Settled("gone")
+	p := filepath.Join(day, "rollout-2026-11-30T09-20-00-0199d2a4-6b1e-7c33-9f10-3e5d8c2b7a49.jsonl")
+	os.WriteFile(p, []byte(`{"type":"session_meta","payload":{"id":"0199d2a4-6b1e-7c33-9f10-3e5d8c2b7a49","cwd":"/home/dev/other"}}`+"\n"), 0o644)
+	if changed, _ := tr.Changed(p); changed {
+		t.Fatal("a settled worker took a rollout written after it ended")
+	}
+	if _, ok := tr.Usage()["gone"]; ok {
+		t.Fatal("usage for a settled worker without evidence")
+	}
+}
