@@ -40,9 +40,9 @@ type Tracker struct {
 
 	mu      sync.Mutex
 	ds      map[string]*tracked
-	files   map[string][]*tracked // followed file → its workers
-	dirs    map[string]Format     // directories where evidence appears
-	claimed map[string]bool       // evidence files tied to a worker
+	files   map[string][]*tracked  // followed file → its workers
+	dirs    map[string]Format      // directories where evidence appears
+	claimed map[string]bool        // evidence files tied to a worker
 	metas   map[string]RolloutMeta // rollouts' first lines, read once
 	sums    map[string]Summary
 }
