@@ -41,8 +41,8 @@ type RunView struct {
 
 // Usage is one worker's token use and what it cost.
 type Usage struct {
-	Input  int64 `json:"input"`  // input tokens not read from a cache
-	Cached int64 `json:"cached"` // input tokens read from (or written to) a cache
+	Input  int64 `json:"input"`  // input tokens not read from a cache, cache writes included (priced as input)
+	Cached int64 `json:"cached"` // input tokens read from a cache
 	Output int64 `json:"output"` // output tokens, reasoning included
 	// Model is the model the evidence names (may differ from the
 	// dispatch's when the CLI says so).
@@ -53,7 +53,7 @@ type Usage struct {
 	// "?", never a made-up figure.
 	Priced bool `json:"priced"`
 	// Source names the evidence read ("claude session", "codex rollout",
-	// "stream-json").
+	// "stream-json", "kimi wire"); docs/COST.md.
 	Source string `json:"source,omitempty"`
 }
 
