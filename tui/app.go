@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -108,6 +107,11 @@ type Config struct {
 	// TypeIntoLead starts the screen typing into the lead's pane, so the
 	// first key reaches the lead (Restore and ReadOnly win over it).
 	TypeIntoLead bool
+	// Alerts says which alerts (a gate, a failed worker, a settled batch,
+	// a pane's bell) reach the outer terminal as a bell and a desktop
+	// notification (alerts.go); nil means DefaultAlerts. The status line
+	// and the pane's flag show every alert anyway.
+	Alerts *Alerts
 	// ProjectRoot is the run's project root: the run overview reads the
 	// workers' logs and result files (paths relative to it) from there.
 	// Empty: only absolute paths are read.
@@ -208,7 +212,11 @@ type App struct {
 	projectRoot  string          // Config.ProjectRoot
 	logSeq       int             // numbers the log panes ("log-1", ...)
 	gatesSeen    map[string]bool // gates already opened or announced once
-	alert        string          // a bell and desktop notification to send (a new gate)
+	// alerts: Config.Alerts; pendingAlerts wait for cmdAlerts;
+	// paneAlerted is when each pane's bell last reached the terminal.
+	alerts        Alerts
+	pendingAlerts []alert
+	paneAlerted   map[string]time.Time
 
 	geo    geometry
 	scroll scrollState
@@ -282,6 +290,11 @@ func New(cfg Config) *App {
 		readOnly:     cfg.ReadOnly,
 		sizes:        cfg.Sizes,
 		projectRoot:  cfg.ProjectRoot,
+		alerts:       DefaultAlerts(),
+		paneAlerted:  make(map[string]time.Time),
+	}
+	if cfg.Alerts != nil {
+		a.alerts = *cfg.Alerts
 	}
 	a.startTyping = cfg.TypeIntoLead && !cfg.ReadOnly && cfg.Restore == nil
 	if r := cfg.Restore; r != nil {
@@ -405,7 +418,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	a.viewValid = false
 	a.publish()
-	return a, tea.Batch(cmd, a.cmdAlert(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdRenderResult())
+	return a, tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdRenderResult())
 }
 
 // cmdTellScreen tells the engine (Actions.Screen) the screen's size and
@@ -423,23 +436,6 @@ func (a *App) cmdTellScreen() tea.Cmd {
 		tell(s)
 		return nil
 	}
-}
-
-// cmdAlert rings the terminal's bell and sends a desktop notification
-// (OSC 9, which terminals such as iTerm2, kitty, WezTerm and foot show) when
-// something needs the human, such as a new gate.
-func (a *App) cmdAlert() tea.Cmd {
-	if a.alert == "" {
-		return nil
-	}
-	text := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, a.alert)
-	a.alert = ""
-	return tea.Raw("\a\x1b]9;" + text + "\x07")
 }
 
 // View draws the screen. The drawing is cached: a View without an Update in

@@ -68,8 +68,14 @@ func (a *App) syncGates() {
 			continue
 		}
 		a.gatesSeen[g.ID] = true
-		a.alert = "cockpit: gate " + g.ID + " is waiting for your answer"
+		var lead *paneView
+		if a.leadPane != "" {
+			lead = a.byID[a.leadPane]
+		}
+		notice := a.notice
+		a.raise(AlertGate, lead, "gate "+g.ID+" is waiting for your answer")
 		if a.gate == nil && a.mode == modeNav && a.confirm == nil {
+			a.notice = notice // the dialog says it
 			a.openGate(g.ID)
 		} else {
 			a.notice = "gate " + g.ID + " waiting — " + a.gateKey() + " answers"

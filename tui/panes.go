@@ -179,18 +179,13 @@ func (a *App) onEvents(pv *paneView, evs []term.Event) {
 	for _, ev := range evs {
 		switch ev.Kind {
 		case term.EventBell:
-			if !(a.mode == modeInput && pv == a.focused()) {
-				pv.attention = true
-			}
+			a.raise(AlertPane, pv, pv.label()+": bell")
 		case term.EventNotify:
-			if !(a.mode == modeInput && pv == a.focused()) {
-				pv.attention = true
-			}
 			text := ev.Body
 			if ev.Title != "" {
 				text = ev.Title + ": " + ev.Body
 			}
-			a.notice = pv.label() + ": " + text
+			a.raise(AlertPane, pv, pv.label()+": "+text)
 		}
 	}
 }
@@ -296,7 +291,9 @@ func (a *App) onPaneClosed(id, reason string) {
 
 // onRunView keeps a new run view and refreshes every pane's dispatch.
 func (a *App) onRunView(v view.RunView) {
+	prev, first := a.run, !a.haveRun
 	a.run = v
+	defer a.watchRun(prev, first, v)
 	a.haveRun = true
 	for _, pv := range a.panes {
 		a.applyDispatch(pv)

@@ -22,6 +22,7 @@ type AttachOptions struct {
 	Ctx      context.Context
 	Target   engineTarget
 	ReadOnly bool
+	Alerts   alertsFlag
 }
 
 // engineTarget says which engine a command means: --socket, else the run
@@ -78,6 +79,9 @@ them). ctrl+b d detaches again; q asks whether to detach or end the run.
 machine: ssh -t host cockpit attach.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Alerts.check(); err != nil {
+				return err
+			}
 			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -87,6 +91,7 @@ machine: ssh -t host cockpit attach.`,
 	}
 	opts.Target.add(f, cmd)
 	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "watch only: no typing into panes, no answering gates")
+	opts.Alerts.add(f, cmd)
 	return cmd
 }
 
@@ -103,6 +108,7 @@ func attachRun(o *AttachOptions) error {
 	if err != nil {
 		return err
 	}
+	p.Env = o.Alerts.env(p.Env)
 	conn, hello, err := dialScreen(o.Ctx, sock, "attach", p)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ type DemoOptions struct {
 	Backend  string
 	Keep     bool
 	Prefix   string // $COCKPIT_PREFIX, or ctrl+b
+	Alerts   alertsFlag
 }
 
 // demoBackends are the values of demo --backend.
@@ -47,6 +48,9 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 			if err := checkEnum("--backend", opts.Backend, demoBackends...); err != nil {
 				return err
 			}
+			if err := opts.Alerts.check(); err != nil {
+				return err
+			}
 			opts.Ctx = cmd.Context()
 			if !opts.IO.IsStdoutTTY() {
 				opts.Headless = true
@@ -60,6 +64,7 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "print the story as lines instead of opening the screen")
 	cmd.Flags().StringVar(&opts.Backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the demo run's temp dir")
+	opts.Alerts.add(f, cmd)
 	cmd.AddCommand(NewCmdDemoLead(f, nil))
 	return cmd
 }
@@ -131,6 +136,7 @@ func demoScreen(o *DemoOptions) error {
 	if err != nil {
 		return err
 	}
+	p.Env = o.Alerts.env(p.Env)
 	d, err := newDemo(o)
 	if err != nil {
 		return err

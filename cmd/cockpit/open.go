@@ -19,6 +19,7 @@ type OpenOptions struct {
 	Ctx    context.Context
 	Run    runFlags
 	Prefix string
+	Alerts alertsFlag
 	Lead   []string // the lead command after --lead --; $SHELL when empty
 	// LeadGiven says a lead command was given (not the $SHELL default).
 	LeadGiven bool
@@ -52,6 +53,9 @@ lead command is not used.`,
 			if (dash < 0 && len(args) > 0) || dash > 0 {
 				return &usageError{fmt.Errorf("unexpected argument %q; put the lead command after --lead --", args[0])}
 			}
+			if err := opts.Alerts.check(); err != nil {
+				return err
+			}
 			opts.Ctx, opts.Lead, opts.LeadGiven = cmd.Context(), args, len(args) > 0
 			if len(opts.Lead) == 0 {
 				opts.Lead = []string{opts.Shell}
@@ -64,6 +68,7 @@ lead command is not used.`,
 	}
 	opts.Run.add(f, cmd)
 	cmd.Flags().Bool("lead", false, "the lead command follows after --")
+	opts.Alerts.add(f, cmd)
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix), "the key that leaves a pane, tmux-style (default $COCKPIT_PREFIX or ctrl+b)")
 	defaultSaid(cmd, "prefix")
 	return cmd
@@ -82,6 +87,7 @@ func openRun(o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
+	p.Env = o.Alerts.env(p.Env)
 	sock := control.SocketPath(run)
 	conn, hello, err := dialScreen(o.Ctx, sock, "open", p)
 	switch {

@@ -128,6 +128,10 @@ func TestUsageErrors(t *testing.T) {
 		{run("worker-dispatch", "--jobs-file", fixture.JobsInitial, "--dispatch-kind", "reverify"), `cockpit worker-dispatch: --dispatch-kind "reverify": choose initial, reverify-r<N>, critic, report-writer or translator`},
 		{run("team", "dispatch", "--jobs-file", fixture.JobsInitial, "--dispatch-kind", "final"), `cockpit team dispatch: --dispatch-kind "final": choose initial, reverify-r<N>, critic, report-writer or translator`},
 		{plain("demo", "--backend", "screen"), `cockpit demo: --backend "screen": choose cockpit-pane or cli-wrapper`},
+		// --alerts: one line naming the flag, the variable and the choices.
+		{plain("demo", "--alerts", "beep"), `cockpit demo: --alerts "beep" (or $COCKPIT_ALERTS): unknown alert "beep": use all, off, or a comma-separated list of gate, fail, batch, pane (what) and bell, osc (how); -name leaves one out`},
+		{run("open", "--alerts", "gate,loud"), `cockpit open: --alerts "gate,loud" (or $COCKPIT_ALERTS): unknown alert "loud": use all, off, or a comma-separated list of gate, fail, batch, pane (what) and bell, osc (how); -name leaves one out`},
+		{plain("attach", "--alerts", "-nope"), `cockpit attach: --alerts "-nope" (or $COCKPIT_ALERTS): unknown alert "-nope": use all, off, or a comma-separated list of gate, fail, batch, pane (what) and bell, osc (how); -name leaves one out`},
 	}
 	before := snapshotFiles(t, root)
 	for _, c := range cases {

@@ -50,6 +50,7 @@ var clientEnvNames = map[string]bool{
 	"TMUX": true, "STY": true, "SSH_TTY": true, "WT_SESSION": true,
 	"KITTY_WINDOW_ID": true, "WEZTERM_PANE": true, "VTE_VERSION": true,
 	"GOOGLE_CLOUD_SHELL": true, "COLORFGBG": true,
+	"COCKPIT_ALERTS": true, // the client's alerts (tui.AlertsFor)
 }
 
 // ClientEnv picks from environ (os.Environ() form) the variables the host

@@ -82,6 +82,8 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 	h.mu.Lock()
 	restore := h.last
 	h.mu.Unlock()
+	// The client checked its alerts; a bad list still gets the default.
+	alerts, _ := tui.AlertsFor(p.Env)
 	app := tui.New(tui.Config{
 		Manager:  eng.Manager(),
 		Prefix:   h.prefix,
@@ -96,6 +98,9 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		TypeIntoLead: true,
 		// The run overview reads the workers' logs and results.
 		ProjectRoot: eng.ProjectRoot(),
+		// Bells and notifications go to this client's terminal, through
+		// its session's output.
+		Alerts: &alerts,
 		Actions: tui.Actions{
 			ClosePane:   func(id string) { _ = eng.ClosePane(id, "closed from the screen") },
 			AnswerGate:  eng.AnswerGate,
