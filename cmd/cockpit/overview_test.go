@@ -52,7 +52,8 @@ func TestOverviewShowsReclaimedLog(t *testing.T) {
 	row := ""
 	for _, line := range strings.Split(scr, "\n") {
 		if strings.Contains(line, "Antigravity analyser") {
-			row = line
+			row = line // the overview's row comes before the status line
+			break
 		}
 	}
 	if !strings.Contains(row, "✗") || !strings.Contains(row, "error") || !strings.Contains(row, "gemini-3.1-pro") {
@@ -71,7 +72,7 @@ func TestOverviewShowsReclaimedLog(t *testing.T) {
 	}
 	// r on the completed Codex analyser: its result, rendered.
 	s.keys("w", "g", "r")
-	scr = s.waitFor("result · Codex analyser", 10*time.Second)
+	s.waitFor("result · Codex analyser", 10*time.Second)
 	scr = s.waitScreen("the rendered result", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "Fake result") })
 	if strings.Contains(scr, "# Fake result") || !strings.Contains(scr, "provider: codex") {
 		t.Errorf("the result is not rendered as markdown:\n%s", scr)
