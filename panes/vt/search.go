@@ -2,6 +2,7 @@ package vt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 	"strings"
 	"unicode"
@@ -358,19 +359,10 @@ func (s *searcher) appendEncASCII(b []byte) (int, bool) {
 		if len(b) < items {
 			return 0, false
 		}
-		run := b[:items]
 		n := len(s.buf)
-		s.buf = append(s.buf, run...)
-		out := s.buf[n:]
-		for i, c := range run {
-			switch {
-			case c >= 0x80:
-				return 0, false
-			case c == 0:
-				out[i] = ' '
-			case s.fold:
-				out[i] = lowerASCII[c]
-			}
+		s.buf = append(s.buf, b[:items]...)
+		if !asciiText(s.buf[n:], s.fold) {
+			return 0, false
 		}
 		b = b[items:]
 		cells += items
@@ -452,4 +444,50 @@ func (e *Emulator) Text(from, to term.Pos, lines bool) string {
 		}
 	}
 	return b.String()
+}
+
+// asciiText makes p, copied from a scrollback run, text in place: a
+// never-written cell (0) becomes a space and, with fold, upper-case
+// letters lower case. It reports false when p is not all ASCII (the line
+// has other characters; p is then garbage). Eight bytes at a time.
+func asciiText(p []byte, fold bool) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		if w&hi != 0 {
+			return false
+		}
+		if (w-lo)&^w&hi != 0 {
+			// A zero byte: a cell never written, read as a space.
+			for j := i; j < i+8; j++ {
+				if p[j] == 0 {
+					p[j] = ' '
+				}
+			}
+			w = binary.LittleEndian.Uint64(p[i:])
+		}
+		if fold {
+			// Bytes from 'A' to 'Z' get bit 5: with every byte below 0x80,
+			// adding 0x3f sets bit 7 of those ≥ 'A', adding 0x25 of those
+			// > 'Z', and no sum carries into the next byte.
+			up := (w + 0x3f3f3f3f3f3f3f3f) &^ (w + 0x2525252525252525) & hi
+			binary.LittleEndian.PutUint64(p[i:], w|up>>2)
+		}
+	}
+	for ; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 0x80:
+			return false
+		case c == 0:
+			p[i] = ' '
+		case fold:
+			p[i] = lowerASCII[c]
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -255,11 +256,17 @@ func BenchmarkSearch(b *testing.B) {
 		{"wide", "語句"},               // non-ASCII query
 	} {
 		b.Run(q.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			var dst []term.Match
 			b.ReportAllocs()
+			c0 := threadCPU()
 			for b.Loop() {
 				dst = e.Search(dst[:0], q.query)
 			}
+			// CPU time of the searching thread: what other processes on a
+			// shared machine disturb least (see benchEmulator).
+			b.ReportMetric(float64(threadCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(len(dst)), "matches")
 		})
 	}
@@ -308,5 +315,39 @@ func BenchmarkSearchTmux(b *testing.B) {
 				tmux(args...)
 			}
 		})
+	}
+}
+
+// TestASCIIText checks the eight-bytes-at-a-time text of a run against the
+// byte-by-byte rule, on every ASCII byte in every position.
+func TestASCIIText(t *testing.T) {
+	for _, fold := range []bool{false, true} {
+		for c := range 0x80 {
+			for pos := range 11 {
+				p := []byte("aZ@[`{ 0~Ab")
+				p[pos] = byte(c)
+				want := make([]byte, len(p))
+				for i, b := range p {
+					switch {
+					case b == 0:
+						want[i] = ' '
+					case fold:
+						want[i] = lowerASCII[b]
+					default:
+						want[i] = b
+					}
+				}
+				if !asciiText(p, fold) || string(p) != string(want) {
+					t.Fatalf("fold %v, byte %#x at %d: %q, want %q", fold, c, pos, p, want)
+				}
+			}
+		}
+	}
+	for pos := range 11 {
+		p := []byte("abcdefghijk")
+		p[pos] = 0xc3
+		if asciiText(p, true) {
+			t.Fatalf("non-ASCII at %d taken as ASCII", pos)
+		}
 	}
 }
