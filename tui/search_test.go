@@ -63,6 +63,23 @@ func TestSearchGolden(t *testing.T) {
 	}
 }
 
+// TestSelectGolden: a selection from the current match over two lines,
+// painted over the matches, with its cursor.
+func TestSelectGolden(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		noColor bool
+	}{{"color", false}, {"nocolor", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			hs, _ := historyRun(t, 80, 24, 200, func(cfg *Config) { cfg.NoColor = c.noColor })
+			hs.key("[", "?")
+			hs.typeQuery("line 19")
+			hs.key("n", "n", "v", "j", "e")
+			golden.RequireEqual(t, screen(hs))
+		})
+	}
+}
+
 func TestSearchKeys(t *testing.T) {
 	hs, pv := historyRun(t, 100, 30, 300)
 	hs.key("[", "/")
