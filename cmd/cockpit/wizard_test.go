@@ -60,8 +60,12 @@ var wizardScripts = []struct {
 		k("Enter"), repeatKey("Down", 2), k("Enter"), // codex: gpt-6-astra
 		k("Enter"),                       // role count: default
 		k("Enter"),                       // lead: phase default
-		repeatKey("Down", 2), k("Enter"), // executor grok: refused (outside the roster)
-		k("Up", "Enter"),        // codex
+		repeatKey("Down", 2), k("Enter"), // executor: another provider, back to the roster
+		k("Enter"),              // the roster as it was
+		k("Enter", "Enter"),     // the models as they were
+		k("Enter"),              // role count
+		k("Enter"),              // lead
+		k("Down", "Enter"),      // executor codex
 		k("Up", "Enter"),        // gpt-6.1-sol: refused (split model)
 		k("Down", "Enter"),      // gpt-6-astra
 		k("g", "Down", "Enter"), // report language ko
@@ -109,7 +113,9 @@ func parseWizardJSON(t *testing.T, text string) wizardOutcome {
 // TestWizardInATerminal runs `cockpit wizard` in a real terminal, in Korean
 // and in English, through three scripted setups, and checks that each ends
 // with the same renderArgv and actions as `--answers` gives headless — and
-// that both roster refusals show on the way.
+// that the implementation run offers no executor outside the roster (its
+// last choice goes back to the roster step) and shows the split-model
+// refusal.
 func TestWizardInATerminal(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	needTmux(t)
@@ -132,7 +138,7 @@ func TestWizardInATerminal(t *testing.T) {
 				s := newTmux(t, 120, 40, nil, fmt.Sprintf("cd %s && env %s %s wizard --project-root %s --lang %s --json; echo $? > %s; sleep 600",
 					project, strings.Join(env, " "), cockpitBin, project, lang, exit))
 				s.waitScreen("the wizard", 15*time.Second, func(scr string) bool { return strings.TrimSpace(scr) != "" })
-				sawOutside, sawSplit := false, false
+				sawBack, sawOutside, sawSplit := false, false, false
 				// Act as a person does: one key, then look at the screen
 				// until it has answered, then the next.
 				act := func(send func()) {
@@ -142,6 +148,7 @@ func TestWizardInATerminal(t *testing.T) {
 					// Refusals wrap across lines: read the screen as one line.
 					scr := strings.Join(strings.Fields(s.screen()), " ")
 					sawOutside = sawOutside || strings.Contains(scr, "is not in this run's roster")
+					sawBack = sawBack || strings.Contains(scr, "back to the worker roster") || strings.Contains(scr, "worker roster 로 돌아가기")
 					sawSplit = sawSplit || strings.Contains(scr, "one worker id carries one model")
 				}
 				for _, st := range sc.steps {
@@ -167,8 +174,8 @@ func TestWizardInATerminal(t *testing.T) {
 				if fmt.Sprint(got.Actions) != fmt.Sprint(wantOut.Actions) {
 					t.Fatalf("actions %v, want %v", got.Actions, wantOut.Actions)
 				}
-				if sc.name == "implementation" && (!sawOutside || !sawSplit) {
-					t.Fatalf("the roster refusals were not on screen (outside %v, split %v)", sawOutside, sawSplit)
+				if sc.name == "implementation" && (sawOutside || !sawBack || !sawSplit) {
+					t.Fatalf("implementation: an executor outside the roster offered or refused %v, the way back to the roster %v, the split refusal %v", sawOutside, sawBack, sawSplit)
 				}
 			})
 		}
