@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
@@ -170,5 +171,61 @@ func TestPaneBellAlerts(t *testing.T) {
 	note := framesMsg{snaps: []paneSnap{{id: "pane-3", events: []term.Event{{Kind: term.EventNotify, Title: "claude", Body: "needs your input"}}}}}
 	if got := raws(a, note); len(got) != 1 || got[0] != "\a\x1b]9;cockpit: worker-pane-3: claude: needs your input\x07" {
 		t.Fatalf("a pane's notification wrote %q", got)
+	}
+}
+
+// TestAlertsReachTheirClient: two screens served over sockets (as the
+// engine serves attached clients) on one Manager; a pane rings its bell
+// and notifies. The bell and the notification arrive in the terminal of
+// the client whose alerts are on, read by its emulator, and not in the
+// other's, which still shows the notice.
+func TestAlertsReachTheirClient(t *testing.T) {
+	mgr := panes.NewManager()
+	t.Cleanup(func() { _ = mgr.CloseAll() })
+	on := serveScreen(t, mgr, 100, 30, Config{})
+	off := serveScreen(t, mgr, 100, 30, Config{Alerts: &Alerts{}})
+	var evs []term.Event
+	on.mu.Lock()
+	on.term.SetCallbacks(nil, func(ev term.Event) {
+		if ev.Kind != term.EventTitle {
+			evs = append(evs, ev)
+		}
+	})
+	on.mu.Unlock()
+	var offEvs []term.Event
+	off.mu.Lock()
+	off.term.SetCallbacks(nil, func(ev term.Event) {
+		if ev.Kind != term.EventTitle {
+			offEvs = append(offEvs, ev)
+		}
+	})
+	off.mu.Unlock()
+	on.waitOutput("NAV")
+	off.waitOutput("NAV")
+	if _, err := mgr.Open(panes.Config{Argv: []string{paneprog, "notify", "hello"}, Cols: 40, Rows: 10}); err != nil {
+		t.Fatal(err)
+	}
+	on.waitOutput("pane-1: hello")
+	off.waitOutput("pane-1: hello")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		on.mu.Lock()
+		got := append([]term.Event(nil), evs...)
+		on.mu.Unlock()
+		if len(got) >= 2 {
+			if got[0].Kind != term.EventBell || got[1].Kind != term.EventNotify || got[1].Body != "cockpit: pane-1: hello" {
+				t.Fatalf("the client's terminal got %+v", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client's terminal got no bell and notification: %+v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	off.mu.Lock()
+	defer off.mu.Unlock()
+	if len(offEvs) != 0 {
+		t.Fatalf("the client with alerts off got %+v", offEvs)
 	}
 }

@@ -176,17 +176,23 @@ func (a *App) onFrames(msg framesMsg) tea.Cmd {
 // onEvents flags a pane that rang or notified while the human was not
 // typing into it, and shows notifications on the status line.
 func (a *App) onEvents(pv *paneView, evs []term.Event) {
+	// One alert per pane and frame: its last notification, else its bell.
+	text := ""
 	for _, ev := range evs {
 		switch ev.Kind {
 		case term.EventBell:
-			a.raise(AlertPane, pv, pv.label()+": bell")
+			if text == "" {
+				text = "bell"
+			}
 		case term.EventNotify:
-			text := ev.Body
+			text = ev.Body
 			if ev.Title != "" {
 				text = ev.Title + ": " + ev.Body
 			}
-			a.raise(AlertPane, pv, pv.label()+": "+text)
 		}
+	}
+	if text != "" {
+		a.raise(AlertPane, pv, pv.label()+": "+text)
 	}
 }
 

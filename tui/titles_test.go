@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/okstra/cockpit/runtime/view"
+)
+
+// TestStatusLineFits: at every width the status line is exactly that wide,
+// the key hint shows whole items only (never cut mid-word), the counts and
+// gates keep their place, and cut text ends with "…".
+func TestStatusLineFits(t *testing.T) {
+	a := partsApp(160, 30, true)
+	v := runView(
+		dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute},
+		dispatchSpec{pane: "pane-3", label: "claude-analyser-2", status: "completed", ago: time.Minute, ran: time.Second},
+	)
+	v.Gates = []view.Gate{{ID: "C-003"}}
+	v.Usage = map[string]view.Usage{"d-001": {Input: 10, CostUSD: 0.5, Priced: true}}
+	a.onRunView(v)
+	a.gate = nil
+	a.notice = "worker claude-analyser-2 settled: completed after a long and winding road"
+	for _, m := range []mode{modeNav, modeInput, modeScroll} {
+		a.mode = m
+		hint := a.hint()
+		for w := 20; w <= 160; w++ {
+			a.width = w
+			line := ansi.Strip(a.statusLine())
+			if got := ansi.StringWidth(line); got != w {
+				t.Fatalf("%v at %d: width %d: %q", m, w, got, line)
+			}
+			if w >= 60 && !strings.Contains(line, "1 gate waiting") {
+				t.Errorf("%v at %d: the gates are gone: %q", m, w, line)
+			}
+			// The hint ends the line: whole items of it, or none; never
+			// a piece of an item.
+			trimmed := strings.TrimRight(line, " ")
+			whole := false
+			items := strings.Split(hint, " · ")
+			for k := 1; k <= len(items); k++ {
+				if strings.HasSuffix(trimmed, strings.Join(items[:k], " · ")) {
+					whole = true
+				}
+			}
+			if !whole {
+				for n := 3; n < len(hint); n++ {
+					if strings.HasSuffix(trimmed, hint[:n]) {
+						t.Errorf("%v at %d: a cut hint %q: %q", m, w, hint[:n], line)
+					}
+				}
+			}
+			if strings.Contains(line, "worker claude") && !strings.Contains(line, "road") && !strings.Contains(line, "…") {
+				t.Errorf("%v at %d: the notice is cut without …: %q", m, w, line)
+			}
+		}
+	}
+}
+
+// TestTitleBarFits: at every width a title bar is exactly that wide, keeps
+// the glyph, and ends cut text with "…".
+func TestTitleBarFits(t *testing.T) {
+	a := partsApp(120, 40, true)
+	v := runView(dispatchSpec{pane: "pane-2", label: "Codex analyser · gpt-6.1-sol", model: "gpt-6.1-sol", status: "completed", ago: 5 * time.Minute, ran: 4 * time.Minute})
+	v.Usage = map[string]view.Usage{"d-001": {Input: 10, CostUSD: 1.375, Priced: true}}
+	a.onRunView(v)
+	lead := &paneView{id: "pane-1", title: "lead", lead: true, hasSnap: true}
+	pv := &paneView{id: "pane-2", hasSnap: true}
+	a.panes = []*paneView{lead, pv}
+	a.applyDispatch(pv)
+	full := "✓ 2 4m00s Codex analyser · gpt-6.1-sol · $1.38"
+	for w := 1; w <= 80; w++ {
+		pv.rect = rect{W: w, H: 5}
+		pv.titleKey = ""
+		title := ansi.Strip(a.titleBar(pv))
+		if got := ansi.StringWidth(title); got != w {
+			t.Fatalf("at %d: width %d: %q", w, got, title)
+		}
+		if w >= 3 && !strings.Contains(title, "✓") {
+			t.Errorf("at %d: the glyph is gone: %q", w, title)
+		}
+		text := strings.TrimSpace(strings.Trim(title, "─ "))
+		if w > 6 && !strings.Contains(title, full) && !strings.HasSuffix(text, "…") {
+			t.Errorf("at %d: cut without …: %q", w, title)
+		}
+		if strings.Contains(text, " ·…") || strings.Contains(text, "· …") {
+			t.Errorf("at %d: a dangling separator: %q", w, title)
+		}
+	}
+}
