@@ -74,7 +74,8 @@ func (a *App) syncGates() {
 		}
 		notice := a.notice
 		a.raise(AlertGate, lead, "gate "+g.ID+" is waiting for your answer")
-		if a.gate == nil && a.mode == modeNav && a.confirm == nil {
+		// Not over the overview either: its keys (g, enter) would answer.
+		if a.gate == nil && a.mode == modeNav && a.confirm == nil && a.overview == nil {
 			a.notice = notice // the dialog says it
 			a.openGate(g.ID)
 		} else {

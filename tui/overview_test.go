@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -196,5 +197,61 @@ func TestOverviewResult(t *testing.T) {
 	hs.key("esc", "esc")
 	if a.overview != nil {
 		t.Fatal("esc did not close the overview")
+	}
+}
+
+// TestOverviewKeepsGatesWaiting: a gate arriving while the overview is
+// open does not open its dialog over it (enter would answer it): the
+// status line names the key, and prefix g opens it from the overview.
+func TestOverviewKeepsGatesWaiting(t *testing.T) {
+	f := newOverviewFixture(t, 120, 30)
+	hs, a := f.hs, f.hs.app
+	hs.key("w")
+	v := a.run
+	v.Gates = []view.Gate{{ID: "C-007", Kind: state.GateDecision, Statement: "Which order?", Options: []view.GateOption{{Role: "recommended", Answer: "Keep it"}}}}
+	hs.send(view.ViewUpdated{View: v})
+	if a.gate != nil || a.overview == nil {
+		t.Fatalf("the gate dialog opened over the overview")
+	}
+	if s := ansi.Strip(a.statusLine()); !strings.Contains(s, "1 gate waiting (ctrl+b g)") || !strings.Contains(a.notice, "ctrl+b g answers") {
+		t.Fatalf("status line %q, notice %q", s, a.notice)
+	}
+	hs.key("enter") // opens the selected dispatch, answers nothing
+	hs.key("ctrl+b", "w", "ctrl+b", "g")
+	if a.gate == nil || a.gate.id != "C-007" || a.overview != nil {
+		t.Fatalf("prefix g from the overview: dialog %+v, overview open %v", a.gate, a.overview != nil)
+	}
+}
+
+// TestOverviewScrollsAndClicks: a list taller than the screen follows the
+// selection; a click selects a row and a click on the selected row opens
+// it.
+func TestOverviewScrollsAndClicks(t *testing.T) {
+	f := newOverviewFixture(t, 80, 10)
+	hs, a := f.hs, f.hs.app
+	hs.key("w", "g")
+	if !strings.Contains(hs.plain(), "batch 1 · initial") || strings.Contains(hs.plain(), "Codex verifier") {
+		t.Fatalf("the top of the list:\n%s", hs.plain())
+	}
+	hs.key("G")
+	if !strings.Contains(hs.plain(), "Codex verifier") || strings.Contains(hs.plain(), "Codex analyser") {
+		t.Fatalf("the bottom of the list:\n%s", hs.plain())
+	}
+	y := -1
+	for row, i := range a.overview.rowAt {
+		if a.run.Dispatches[i].DispatchID == "dispatch-005" {
+			y = row
+		}
+	}
+	if y < 0 {
+		t.Fatalf("the Codex reviewer's row is not shown:\n%s", hs.plain())
+	}
+	hs.send(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
+	if a.overview == nil || a.overview.sel != "dispatch-005" {
+		t.Fatalf("a click did not select the row: %+v", a.overview)
+	}
+	hs.send(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
+	if a.overview != nil || a.focused().id != f.done {
+		t.Fatalf("a click on the selected row did not open its pane (focus %s)", a.focused().id)
 	}
 }
