@@ -19,8 +19,8 @@ func statusRow(scr string) string {
 
 // TestDemoShowsCost runs `cockpit demo` in a real terminal: the sim
 // workers' usage (claude-shaped, beside their prompts) reaches the screen,
-// a cost in a worker's pane title and the run's total on the status line,
-// and the total grows while they work.
+// a cost in every worker's pane title and the run's total on the status
+// line, and the total grows while they work.
 func TestDemoShowsCost(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit, reg := exitFile(t), engineRegistry(t)
@@ -34,16 +34,22 @@ func TestDemoShowsCost(t *testing.T) {
 		}
 		return m != nil
 	})
-	// Zoomed, the Grok pane's title has room for its model and its cost
+	// Zoomed, each worker's pane title has room for its model and its cost
 	// (the screen types into the lead at start: the prefix first).
-	s.keys("C-b", "5")
-	s.waitScreen("focus on the Grok pane", 5*time.Second, func(scr string) bool { return focusedTitle(scr, "Grok analyser") })
-	s.keys("z")
-	paneCost := regexp.MustCompile(`Grok analyser · sim · sim-ok-6s · \$\d+\.\d\d`)
-	s.waitScreen("the Grok pane's cost in its title", 10*time.Second, func(scr string) bool {
-		return paneCost.MatchString(titleLine(scr, "Grok analyser"))
-	})
-	s.keys("z")
+	s.keys("C-b")
+	for _, p := range []struct{ key, title string }{
+		{"2", "Codex analyser · sim · sim-ok-4s"}, {"3", "Antigravity analyser · sim · sim-fail-3s"},
+		{"4", "Claude analyser · sim · sim-slow-10s"}, {"5", "Grok analyser · sim · sim-ok-6s"},
+	} {
+		label, _, _ := strings.Cut(p.title, " · ")
+		s.keys(p.key, "z")
+		paneCost := regexp.MustCompile(regexp.QuoteMeta(p.title) + ` · \$\d+\.\d\d`)
+		s.waitScreen(label+"'s cost in its zoomed title", 10*time.Second, func(scr string) bool {
+			return focusedTitle(scr, label) && paneCost.MatchString(titleLine(scr, label))
+		})
+		s.keys("z")
+		s.waitScreen("the grid back", 5*time.Second, func(scr string) bool { return titleLine(scr, "● 1 lead") != "" })
+	}
 	// The workers go on spending: the total grows.
 	s.waitScreen(fmt.Sprintf("the total to grow past $%.2f", first), 20*time.Second, func(scr string) bool {
 		m := total.FindStringSubmatch(statusRow(scr))
