@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/okstra/cockpit/panes/term"
 )
@@ -277,7 +279,8 @@ func BenchmarkSearch(b *testing.B) {
 // `send-keys -X search-backward-text <query>`, a literal search that marks
 // every match, as Search does. Each op is a tmux client round trip; the
 // "roundtrip" case (`send-keys -X cursor-up`) measures that alone, to
-// subtract.
+// subtract. server-cpu-ms/op is the tmux server's CPU time per op (from
+// /proc, 10 ms ticks), to compare with BenchmarkSearch's cpu-ms/op.
 func BenchmarkSearchTmux(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux not found")
@@ -298,6 +301,23 @@ func BenchmarkSearchTmux(b *testing.B) {
 	b.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	tmux("wait-for", "done")
 	tmux("copy-mode", "-t", "0")
+	out, err := exec.Command("tmux", "-S", sock, "display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		b.Fatalf("tmux server pid: %v", err)
+	}
+	stat := "/proc/" + strings.TrimSpace(string(out)) + "/stat"
+	// serverCPU is the tmux server's user+system time (clock ticks of
+	// 10 ms), which a loaded machine disturbs less than the wall clock.
+	serverCPU := func() time.Duration {
+		data, err := os.ReadFile(stat)
+		if err != nil {
+			b.Fatalf("tmux server stat: %v", err)
+		}
+		f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+		ut, _ := strconv.Atoi(f[11])
+		st, _ := strconv.Atoi(f[12])
+		return time.Duration(ut+st) * 10 * time.Millisecond
+	}
 	for _, q := range []struct{ name, query string }{
 		{"roundtrip", ""},
 		{"rare", "NeedleInHaystack"},
@@ -311,9 +331,11 @@ func BenchmarkSearchTmux(b *testing.B) {
 			if q.query == "" {
 				args = []string{"send-keys", "-t", "0", "-X", "cursor-up"}
 			}
+			c0 := serverCPU()
 			for b.Loop() {
 				tmux(args...)
 			}
+			b.ReportMetric(float64(serverCPU()-c0)/1e6/float64(b.N), "server-cpu-ms/op")
 		})
 	}
 }
