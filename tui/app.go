@@ -380,7 +380,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else if a.gate != nil {
 			a.onGatePaste(msg.Content)
 		} else if a.mode == modeInput {
-			if pv := a.focused(); pv != nil {
+			if pv := a.focused(); pv != nil && !a.deadInput(pv) {
 				a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
 			}
 		}

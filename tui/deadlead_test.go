@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/okstra/cockpit/panes"
@@ -50,6 +51,18 @@ func TestDeadLead(t *testing.T) {
 	hs.key("h", "i", "enter")
 	hs.waitFor("the lead to exit", func() bool { return hs.app.byID[lead].snap.Exited })
 	if hs.app.mode != modeNav {
+		t.Fatalf("typing into a dead lead: mode %v, want navigation", hs.app.mode)
+	}
+	// A key or a paste that reaches a dead pane still in input mode (typed
+	// before the frame that shows the exit) is dropped and typing stops.
+	hs.app.mode, hs.app.notice = modeInput, ""
+	hs.send(tea.PasteMsg{Content: "lost"})
+	if hs.app.mode != modeNav || hs.app.notice != "" {
+		t.Fatalf("a paste into the dead lead: mode %v, notice %q", hs.app.mode, hs.app.notice)
+	}
+	hs.app.mode = modeInput
+	hs.key("x")
+	if hs.app.mode != modeNav || hs.app.notice != "" {
 		t.Fatalf("typing into a dead lead: mode %v, want navigation", hs.app.mode)
 	}
 	if !strings.Contains(hs.plain(), "lead exited (code 4) — enter restarts") || !strings.Contains(hs.plain(), "got hi") {
