@@ -3,7 +3,9 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
@@ -167,36 +169,52 @@ func TestSearchKeys(t *testing.T) {
 }
 
 // TestSearchFollowsOutput: matches keep their lines while new output
-// scrolls them, and a search is refreshed when the pane changed.
+// scrolls them, and a search is run again when the pane changed, at most
+// once a second, keeping the current match.
 func TestSearchFollowsOutput(t *testing.T) {
-	hs := newHarness(t, 100, 30)
+	var mu sync.Mutex
+	now := testNow
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	hs := newHarness(t, 100, 30, func(c *Config) { c.Now = clock })
 	hs.open("lead", true, "static", "LEAD")
-	out := t.TempDir() + "/keys"
-	id := hs.open("codex-analyser-1", false, "keys", out)
+	id := hs.open("codex-analyser-1", false, "keys", t.TempDir()+"/keys")
 	pv := hs.app.byID[id]
 	hs.waitDrawn()
-	hs.key("l", "enter")
-	hs.send(tea.PasteMsg{Content: "needle one"})
+	p, _ := hs.mgr.Get(id)
+	write := func(s string) {
+		if _, err := p.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("needle one")
 	hs.waitFor("the echo", func() bool { return strings.Contains(hs.plain(), "needle one") })
-	hs.key("ctrl+b", "[", "?")
+	if hs.app.mode == modeInput {
+		hs.key("ctrl+b")
+	}
+	hs.key("l", "[", "?")
 	hs.typeQuery("needle")
 	f := hs.app.scroll.find
-	if len(f.matches) == 0 {
-		t.Fatal("no match")
+	if len(f.matches) != 1 || f.cur != 0 {
+		t.Fatalf("first search: %+v", f)
 	}
-	before := f.matches[0]
-	hs.key("ctrl+b", "enter")
-	hs.send(tea.PasteMsg{Content: "needle two"})
+	first := f.matches[0]
+	// New output while searching: within the second, the matches stay.
+	write("needle two")
 	hs.waitFor("the second echo", func() bool { return strings.Contains(hs.plain(), "needle two") })
-	// Back in scroll mode, a new search sees both; the old match is on
-	// the same line.
-	hs.key("ctrl+b", "[", "?")
-	hs.typeQuery("needle")
-	f = hs.app.scroll.find
-	if len(f.matches) < 2 || f.matches[0] != before {
-		t.Fatalf("matches %v, first was %v", f.matches, before)
+	if len(f.matches) != 1 {
+		t.Fatalf("searched again within the second: %v", f.matches)
 	}
-	_ = pv
+	// A second later, n searches again: both found, the current one kept.
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	hs.key("n")
+	if len(f.matches) != 2 || f.matches[0] != first || f.cur != 0 {
+		t.Fatalf("after the refresh: %+v", f)
+	}
+	if !strings.Contains(hs.titleOf(pv), "[?needle 1/2]") {
+		t.Fatalf("title %q", hs.titleOf(pv))
+	}
 }
 
 // TestSelectKeys: v at the current match, vi motions, y copies the text
