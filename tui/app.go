@@ -207,11 +207,12 @@ type App struct {
 	showHelp     bool
 	confirm      *confirmation
 	notice       string
-	gate         *gateDialog     // the open gate dialog, nil when closed
-	overview     *overviewState  // the run overview (prefix w), nil when closed
-	projectRoot  string          // Config.ProjectRoot
-	logSeq       int             // numbers the log panes ("log-1", ...)
-	gatesSeen    map[string]bool // gates already opened or announced once
+	gate         *gateDialog         // the open gate dialog, nil when closed
+	overview     *overviewState      // the run overview (prefix w), nil when closed
+	projectRoot  string              // Config.ProjectRoot
+	logSeq       int                 // numbers the log panes ("log-1", ...)
+	lastScreens  map[string][]string // closed worker panes' last screens, by dispatch (logpane.go)
+	gatesSeen    map[string]bool     // gates already opened or announced once
 	// alerts: Config.Alerts; pendingAlerts wait for cmdAlerts;
 	// paneAlerted is when each pane's bell last reached the terminal.
 	alerts        Alerts

@@ -33,6 +33,10 @@ type logPane struct {
 	rel     string // as the dispatch records it
 	resErr  error  // why path could not be resolved
 	trailer string
+	// lastScreen is the worker pane's last screen as this screen drew it
+	// before the pane closed, shown when there is no log (a wrapper that
+	// refused its invocation writes none).
+	lastScreen []string
 
 	// Update's side: the size of the replay shown, and whether one is
 	// being made.
@@ -62,7 +66,7 @@ func (a *App) openLogPane(d state.Dispatch) (*paneView, error) {
 	if rel == "" {
 		return nil, errors.New(dispatchLabel(d) + ": no log recorded (the dispatch has no prompt)")
 	}
-	lp := &logPane{rel: rel, trailer: logTrailer(d)}
+	lp := &logPane{rel: rel, trailer: logTrailer(d), lastScreen: a.lastScreens[d.DispatchID]}
 	lp.path, lp.resErr = a.resolve(rel)
 	a.logSeq++
 	pv := &paneView{
@@ -163,6 +167,12 @@ func (lp *logPane) load() []byte {
 		out = note("no log: " + lp.resErr.Error())
 	} else if f, err := os.Open(lp.path); err != nil {
 		out = note("no log at " + lp.rel + ": " + pathErr(err))
+		if len(lp.lastScreen) > 0 {
+			out = append(out, note("the pane's last screen:")...)
+			for _, l := range lp.lastScreen {
+				out = append(out, l+"\x1b[m\r\n"...)
+			}
+		}
 	} else {
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.Size() > maxLogReplay {
@@ -261,4 +271,25 @@ func pathErr(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// maxLastScreens bounds the closed panes' last screens kept for log panes.
+const maxLastScreens = 64
+
+// keepLastScreen keeps a closing worker pane's last screen by its dispatch,
+// for a log pane of it when the dispatch left no log.
+func (a *App) keepLastScreen(pv *paneView) {
+	if pv.log != nil || pv.dispID == "" || !pv.hasSnap || len(pv.snap.Lines) == 0 {
+		return
+	}
+	if a.lastScreens == nil {
+		a.lastScreens = map[string][]string{}
+	}
+	if len(a.lastScreens) >= maxLastScreens {
+		for k := range a.lastScreens {
+			delete(a.lastScreens, k)
+			break
+		}
+	}
+	a.lastScreens[pv.dispID] = pv.snap.Lines
 }

@@ -161,6 +161,21 @@ func TestOverviewOpensLogs(t *testing.T) {
 	if pv := a.focused(); pv.log == nil || !strings.Contains(hs.plain(), "[cockpit: no log at prompts/codex.md.log: no su") {
 		t.Fatalf("missing log:\n%s", hs.plain())
 	}
+	// A worker whose pane this screen showed and that left no log (a
+	// wrapper refusing its invocation writes none): its last screen.
+	hs.send(view.PaneClosed{PaneID: f.done, Reason: "reclaim: worker finished"})
+	hs.key("w", "G", "k", "enter")
+	pv = a.focused()
+	if pv.log == nil || pv.dispatchID != "dispatch-005" {
+		t.Fatalf("the reclaimed reviewer's log pane: %+v", pv)
+	}
+	// The whole replay, scrollback included.
+	scr = strings.Join(pv.log.View(0, 1000, false).Lines, "\n")
+	for _, want := range []string{"[cockpit: no log at prompts/reviewer.md.log", "[cockpit: the pane's last screen:]", "DONE size=", "[cockpit: completed]"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the log pane of a worker without a log does not show %q:\n%s", want, scr)
+		}
+	}
 }
 
 // TestOverviewResult: r renders the result file as markdown in a

@@ -271,6 +271,7 @@ func (a *App) onPaneClosed(id, reason string) {
 	i := slices.Index(a.panes, pv)
 	a.panes = slices.Delete(a.panes, i, i+1)
 	delete(a.byID, id)
+	a.keepLastScreen(pv)
 	if cur == pv {
 		a.focus = min(i, len(a.panes)-1)
 		if a.mode != modeNav {
