@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/state"
+	"github.com/okstra/cockpit/workers/usage"
 )
 
 // statusRow is the screen's last non-empty line: the status line.
@@ -76,7 +79,8 @@ func TestDemoShowsCost(t *testing.T) {
 func TestOpenShowsFakeProvidersCost(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	env = append(env, "CODEX_HOME="+t.TempDir())
+	claudeHome := t.TempDir()
+	env = append(env, "CODEX_HOME="+t.TempDir(), "CLAUDE_CONFIG_DIR="+claudeHome)
 	fixture.Behaviours{Codex: "ok-2s", Antigravity: "ok-2s", Claude: "ok-2s"}.Set(t, root)
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
 		return fmt.Sprintf("#!/bin/sh\ncd %s\ncockpit team dispatch --jobs-file %s > d1.out 2>&1\nexec sleep 600\n", work, fixture.JobsInitial)
@@ -114,5 +118,24 @@ func TestOpenShowsFakeProvidersCost(t *testing.T) {
 	})
 	if strings.Contains(titleLine(scr, "Antigravity analyser"), "$") {
 		t.Errorf("the gemini pane shows a cost though gemini left no evidence:\n%s", titleLine(scr, "Antigravity analyser"))
+	}
+	// The fake claude also kept a session transcript, as claude -p does,
+	// at the path the cockpit computes for its directory: once the worker
+	// is done, it says what the stream-json in its log says.
+	waitFor(t, "the claude worker to finish", 20*time.Second, func() bool {
+		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.ClaudePrompt)), "sidecar")
+		return sc != nil && sc.Status == state.StatusCompleted
+	})
+	dir := usage.Homes{Claude: claudeHome}.ClaudeProjectDir(root)
+	transcripts, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(transcripts) != 1 {
+		t.Fatalf("claude transcripts under %s: %v", dir, transcripts)
+	}
+	fromLog := usage.NewFollower(filepath.Join(root, state.LogPath(fixture.ClaudePrompt)), usage.StreamJSON)
+	fromSession := usage.NewFollower(transcripts[0], usage.ClaudeSession)
+	fromLog.Update()
+	fromSession.Update()
+	if a, b := fromLog.Totals().All(), fromSession.Totals().All(); a != b || a.Sum() == 0 {
+		t.Errorf("stream-json says %+v, the session transcript %+v", a, b)
 	}
 }

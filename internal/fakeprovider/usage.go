@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 )
 
@@ -16,7 +17,10 @@ import (
 //
 //   - claude: stream-json lines on stdout (the catalog runs claude with
 //     --output-format stream-json): system/init, one assistant event per
-//     step with message.usage, a result event with the totals;
+//     step with message.usage, a result event with the totals; and, when
+//     CLAUDE_CONFIG_DIR is set, the same assistant lines in its session
+//     transcript $CLAUDE_CONFIG_DIR/projects/<cwd>/<session id>.jsonl, as
+//     claude -p keeps one;
 //   - codex: "session id: <uuid>" in its header, and a rollout under
 //     $CODEX_HOME/sessions/YYYY/MM/DD/ — only when CODEX_HOME is set, so a
 //     test never writes into a real ~/.codex;
@@ -38,6 +42,13 @@ func newEvidence(f *fake) *evidence {
 	e := &evidence{f: f, id: uuid()}
 	cwd, _ := os.Getwd()
 	switch f.name {
+	case "claude":
+		if home := os.Getenv("CLAUDE_CONFIG_DIR"); home != "" {
+			dir := filepath.Join(home, "projects", encodeCwd(cwd))
+			if os.MkdirAll(dir, 0o755) == nil {
+				e.path = filepath.Join(dir, e.id+".jsonl")
+			}
+		}
 	case "codex":
 		if home := os.Getenv("CODEX_HOME"); home != "" {
 			now := time.Now()
@@ -83,9 +94,11 @@ func (e *evidence) spend() {
 	e.total.out += out
 	switch e.f.name {
 	case "claude":
-		e.print(map[string]any{"type": "assistant", "session_id": e.id, "message": map[string]any{
+		msg := map[string]any{
 			"id": fmt.Sprintf("msg_fake_%d", n), "model": claudeServed[e.f.model],
-			"usage": map[string]int64{"input_tokens": in, "cache_creation_input_tokens": cw, "cache_read_input_tokens": cr, "output_tokens": out}}})
+			"usage": map[string]int64{"input_tokens": in, "cache_creation_input_tokens": cw, "cache_read_input_tokens": cr, "output_tokens": out}}
+		e.print(map[string]any{"type": "assistant", "session_id": e.id, "message": msg})
+		e.append(map[string]any{"type": "assistant", "sessionId": e.id, "requestId": fmt.Sprintf("req_fake_%d", n), "message": msg})
 	case "codex":
 		// Cumulative, cached input inside input, as codex counts.
 		e.append(map[string]any{"type": "event_msg", "payload": map[string]any{"type": "token_count", "info": map[string]any{
@@ -122,6 +135,12 @@ func (e *evidence) append(v any) {
 	}
 	defer f.Close()
 	f.Write(append(data, '\n'))
+}
+
+// encodeCwd is claude's project directory name for cwd: every character
+// that is not a letter or a digit becomes '-'.
+func encodeCwd(cwd string) string {
+	return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(cwd, "-")
 }
 
 func cwdOr() string {

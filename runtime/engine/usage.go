@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -80,14 +81,28 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 	}
 }
 
-func (c *Engine) watchUsage(ws []usage.Watch) {
+// watchUsage watches what the tracker asked for, then reads each file
+// once more: bytes written between the tracker's first read and the watch
+// got no event. It reports whether that read changed any usage.
+func (c *Engine) watchUsage(ws []usage.Watch) (changed bool) {
 	for _, w := range ws {
 		if w.Dir {
+			// Entries made between the tracker's look and the watch got
+			// no event either.
 			_ = c.watch.WatchDir(w.Path, watch.EvUsage)
-		} else {
-			_ = c.watch.Watch(w.Path, watch.EvUsage)
+			entries, _ := os.ReadDir(w.Path)
+			for _, e := range entries {
+				ch, more := c.usage.tr.Changed(filepath.Join(w.Path, e.Name()))
+				changed = c.watchUsage(more) || ch || changed
+			}
+			continue
+		}
+		_ = c.watch.Watch(w.Path, watch.EvUsage)
+		if ch, _ := c.usage.tr.Changed(w.Path); ch {
+			changed = true
 		}
 	}
+	return changed
 }
 
 // usageEvents reads what the batch's evidence files appended. It reports
@@ -102,8 +117,7 @@ func (c *Engine) usageEvents(batch []watch.FileEvent, full bool) (changed, only 
 			continue
 		}
 		ch, more := c.usage.tr.Changed(ev.Path)
-		changed = changed || ch
-		c.watchUsage(more)
+		changed = c.watchUsage(more) || ch || changed
 	}
 	if full && c.usage.tr.UpdateAll() {
 		changed = true

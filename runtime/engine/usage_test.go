@@ -168,3 +168,41 @@ func BenchmarkUsageToView(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms/p50")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ms/p99")
 }
+
+// TestUsageFollowsClaudeSession: a claude provider whose argv passes the
+// session id (providers.json) is read from claude's session transcript
+// under $CLAUDE_CONFIG_DIR for the id the wrapper's sidecar names; the
+// transcript appears after the worker started.
+func TestUsageFollowsClaudeSession(t *testing.T) {
+	claudeHome := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", claudeHome)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	run, _ := usageRun(t, "claude", "sonnet")
+	root := run.Root.Dir()
+	os.MkdirAll(filepath.Join(root, ".cockpit"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, ".cockpit", "providers.json"), []byte(`{"providers": {"claude": {"argv": ["claude", "-p", "--model", "{model}", "--session-id", "{sessionId}"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := "5b1f3c3e-2f4a-4d0e-9a59-0d3c2f6b8a11"
+	sp := filepath.Join(root, state.SidecarPath("run/prompts/w000.md"))
+	if err := state.WriteSidecar(sp, &state.Sidecar{Status: state.StatusStarted, Wrapper: "test", PID: os.Getpid(), StartedAt: state.Timestamp(time.Now()), SessionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(Config{Run: run, NoServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, stop := c.Subscribe()
+	defer stop()
+	transcript := usage.HomesFromEnv(os.Getenv).ClaudeSession(root, id)
+	if err := os.MkdirAll(filepath.Dir(transcript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendLine(t, transcript, `{"type":"assistant","requestId":"r1","message":{"id":"m1","model":"claude-haiku-4-5-20251001","usage":{"input_tokens":2000,"output_tokens":300}}}`+"\n")
+	u := waitUsage(t, events, "the transcript's message", func(u view.Usage) bool { return u.Input == 2000 })
+	// 2000 × $1 + 300 × $5 per million.
+	if u.Source != "claude session" || !u.Priced || u.CostUSD < 0.0034999 || u.CostUSD > 0.0035001 {
+		t.Fatalf("usage = %+v", u)
+	}
+}
