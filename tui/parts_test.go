@@ -221,7 +221,10 @@ func TestTimelineGolden(t *testing.T) {
 	rows := make([]string, 5)
 	a.renderTimeline(rows, rect{W: 70, H: 5})
 	b.WriteString(strings.Join(rows, "\n") + "\n")
-	a.onRunView(runView())
+	v := runView()
+	// A line longer than the panel ends with "…".
+	v.Timeline = append(v.Timeline, view.TimelineEntry{At: testNow, Line: "PROGRESS: user-confirm C-001 The analysers disagree: should the CSV export keep its legacy column order?"})
+	a.onRunView(v)
 	a.renderTimeline(rows, rect{W: 70, H: 5})
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 	golden.RequireEqual(t, b.String())

@@ -3,6 +3,8 @@ package tui
 import (
 	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // renderTimeline draws the checkpoint timeline into r: a rule naming it,
@@ -32,6 +34,11 @@ func (a *App) renderTimeline(rows []string, r rect) {
 		ts := "        "
 		if !e.At.IsZero() {
 			ts = e.At.Format("15:04:05")
+		}
+		// A line too long for the panel ends with "…" (issue 12).
+		room := max(r.W-len(ts)-2, 1)
+		if ansi.StringWidth(line) > room {
+			line = ansi.Truncate(line, room, "…")
 		}
 		rows[r.Y+1+i] = fit(" "+a.st.TimelineTime.Render(ts)+" "+a.st.TimelineLine.Render(line), r.W)
 	}
