@@ -451,7 +451,7 @@ func (a *App) renderOverview(rows []string) {
 	}
 	header += gap + ovCell("cost", cols.cost, true)
 	if top+1 < bottom {
-		rows[top+1] = fit(a.st.Hint.Render(header), w)
+		rows[top+1] = fit(a.st.Hint.Render(cutRight(header, w)), w)
 	}
 	// The list: a heading per batch, then its dispatches.
 	type line struct {
@@ -501,7 +501,12 @@ func (a *App) renderOverview(rows []string) {
 	for k := 0; k < page && ov.top+k < len(list); k++ {
 		l := list[ov.top+k]
 		y := top + 2 + k
-		rows[y] = fit(l.text, w)
+		text := l.text
+		if ansi.StringWidth(text) > w {
+			// Narrower than the narrowest columns: cut, ending with "…".
+			text = ansi.Truncate(text, w, "…") + "\x1b[m"
+		}
+		rows[y] = fit(text, w)
 		if l.disp >= 0 {
 			ov.rowAt[y] = l.disp
 		}

@@ -270,3 +270,25 @@ func TestOverviewScrollsAndClicks(t *testing.T) {
 		t.Fatalf("a click on the selected row did not open its pane (focus %s)", a.focused().id)
 	}
 }
+
+// TestOverviewFitsNarrow: at every width each overview row is exactly
+// that wide, and a cut row ends with "…".
+func TestOverviewFitsNarrow(t *testing.T) {
+	f := newOverviewFixture(t, 120, 30)
+	hs, a := f.hs, f.hs.app
+	hs.key("w")
+	for w := 24; w <= 120; w++ {
+		hs.send(tea.WindowSizeMsg{Width: w, Height: 30})
+		rows := strings.Split(hs.plain(), "\n")
+		for y, i := range a.overview.rowAt {
+			row := rows[y]
+			if ansi.StringWidth(row) != w {
+				t.Fatalf("at %d: row %d is %d wide: %q", w, y, ansi.StringWidth(row), row)
+			}
+			d := a.run.Dispatches[i]
+			if cost := usageCost(a.run.Usage[d.DispatchID], a.run.Usage[d.DispatchID] != (view.Usage{})); !strings.HasSuffix(strings.TrimRight(row, " "), cost) && !strings.HasSuffix(strings.TrimRight(row, " "), "…") {
+				t.Errorf("at %d: a row neither ends with its cost %q nor with …: %q", w, cost, row)
+			}
+		}
+	}
+}
