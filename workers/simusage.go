@@ -25,6 +25,9 @@ func newSimTokens(model string) *simTokens {
 	if p == "" {
 		return nil
 	}
+	// A new attempt of the prompt starts the file again, as the wrapper
+	// starts the log again.
+	_ = os.Remove(p + ".usage.jsonl")
 	h := fnv.New32a()
 	h.Write([]byte(model))
 	return &simTokens{path: p + ".usage.jsonl", model: model, scale: 10 + int64(h.Sum32()%10)}

@@ -46,8 +46,18 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 		c.kick()
 		return
 	}
+	// A prompt dispatched again shares its log (and the sim's usage file)
+	// with its earlier attempts; only the latest one's is on disk.
+	latest := map[string]int{}
+	for i := range ts.WorkerDispatches {
+		latest[ts.WorkerDispatches[i].PromptPath] = i
+	}
 	for i := range ts.WorkerDispatches {
 		d := &ts.WorkerDispatches[i]
+		if !u.added[d.DispatchID] && d.Terminal() && latest[d.PromptPath] != i {
+			u.added[d.DispatchID], u.settled[d.DispatchID] = true, true
+			continue
+		}
 		if u.added[d.DispatchID] {
 			if d.Terminal() && !u.settled[d.DispatchID] {
 				u.settled[d.DispatchID] = true

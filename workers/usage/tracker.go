@@ -290,15 +290,33 @@ func (t *Tracker) associateKimi(dir string, waiting []*tracked) string {
 	return ""
 }
 
-// Settled says dispatch id has ended: a worker still waiting for its
+// Settled says dispatch id has ended. A worker still waiting for its
 // evidence file (codex, kimi) gets one last look at its directories and
 // then stops waiting, so later files there are not offered to it. It
 // returns further paths to watch.
+//
+// A worker that has its file is read to the end one last time and then no
+// longer followed: its figures stay as they are when a new attempt of the
+// same prompt starts the log (or the sim's file) again.
 func (t *Tracker) Settled(id string) []Watch {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w, ok := t.ds[id]
-	if !ok || w.f != nil || w.dir == "" {
+	if !ok {
+		return nil
+	}
+	if w.f != nil {
+		if c, _ := w.f.Update(); c {
+			t.price(w)
+		}
+		path := w.f.Path
+		t.files[path] = slices.DeleteFunc(t.files[path], func(x *tracked) bool { return x == w })
+		if len(t.files[path]) == 0 {
+			delete(t.files, path)
+		}
+		return nil
+	}
+	if w.dir == "" {
 		return nil
 	}
 	var out []Watch

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -189,5 +190,32 @@ func TestSettledStopsWaiting(t *testing.T) {
 	}
 	if _, ok := tr.Usage()["gone"]; ok {
 		t.Fatal("usage for a settled worker without evidence")
+	}
+}
+
+// TestSettledFreezes: a settled worker keeps its figures when a new
+// attempt of its prompt starts the log again; the new attempt's worker
+// reads the new log alone.
+func TestSettledFreezes(t *testing.T) {
+	tr := NewTracker(workers.BuiltinCatalog(), testHomes(t))
+	log := filepath.Join(t.TempDir(), "w.md.log")
+	line := func(id string, in int) string {
+		return `{"type":"assistant","message":{"id":"` + id + `","model":"claude-sonnet-4-6","usage":{"input_tokens":` + strconv.Itoa(in) + `,"output_tokens":1}}}` + "\r\n"
+	}
+	os.WriteFile(log, []byte(line("a", 5000)), 0o644)
+	tr.Add(Dispatch{ID: "d1", Provider: "claude", Model: "sonnet", Log: log})
+	// Its last line arrives with no event seen before it ends.
+	f, _ := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line("b", 1000))
+	f.Close()
+	tr.Settled("d1")
+	if u := tr.Usage()["d1"]; u.Input != 6000 {
+		t.Fatalf("settled usage = %+v, want the last line read", u)
+	}
+	os.WriteFile(log, []byte(line("c", 7)), 0o644) // the next attempt
+	tr.Add(Dispatch{ID: "d2", Provider: "claude", Model: "sonnet", Log: log})
+	tr.Changed(log)
+	if u := tr.Usage(); u["d1"].Input != 6000 || u["d2"].Input != 7 {
+		t.Fatalf("usage = %+v", u)
 	}
 }
