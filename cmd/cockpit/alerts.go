@@ -21,7 +21,7 @@ type alertsFlag struct {
 
 func (a *alertsFlag) add(f *Factory, cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.value, "alerts", f.envOr(tui.AlertsEnv, "all"),
-		"which alerts ring this terminal (bell, desktop notification): all, off, or a list of gate, fail, batch, pane and bell, osc; -name leaves one out (default $"+tui.AlertsEnv+" or all)")
+		"which alerts ring this terminal (bell, desktop notification): all, off, or a `list` of gate, fail, batch, pane and bell, osc; -name leaves one out (default $"+tui.AlertsEnv+" or all)")
 	defaultSaid(cmd, "alerts")
 }
 
