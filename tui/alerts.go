@@ -239,7 +239,8 @@ func (a Alerts) notification(text string) string {
 }
 
 // watchRun raises the alerts a new run view brings: a worker that failed
-// (its dispatch turned error or timeout) and a batch that settled. The
+// (its dispatch turned error or timeout, not by the team's teardown) and a
+// batch that settled. The
 // first view a screen gets only sets what it compares with: what happened
 // before the screen was there does not ring.
 func (a *App) watchRun(prev view.RunView, first bool, v view.RunView) {
@@ -251,6 +252,9 @@ func (a *App) watchRun(prev view.RunView, first bool, v view.RunView) {
 		for _, d := range v.Dispatches {
 			if (d.Status != state.StatusError && d.Status != state.StatusTimeout) || last[d.DispatchID] == d.Status {
 				continue
+			}
+			if d.Reason == state.TeardownReason {
+				continue // the lead tore the team down: not a worker failing
 			}
 			pv := a.byID[d.PaneID]
 			if pv != nil && pv.log != nil {

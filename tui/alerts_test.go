@@ -129,6 +129,20 @@ func TestAlertsRing(t *testing.T) {
 	if got := raws(a, alertRun(state.StatusCompleted, state.StatusError)); len(got) != 0 {
 		t.Fatalf("the same view rang again: %q", got)
 	}
+	// A teardown writes running workers off as errors: not a failure.
+	torn := alertRun(state.StatusCompleted, state.StatusError)
+	torn.View.Dispatches = append(torn.View.Dispatches, dispatch(dispatchSpec{pane: "pane-9", label: "Claude analyser", status: "in-progress", ago: time.Second}, 2))
+	torn.View.Dispatches[2].DispatchKind = "reverify-r1"
+	torn.View.Batch = view.Counts{Pending: 1}
+	if got := raws(a, torn); len(got) != 0 {
+		t.Fatalf("a new batch rang: %q", got)
+	}
+	torn.View.Dispatches[2].Status, torn.View.Dispatches[2].Reason = state.StatusError, state.TeardownReason
+	torn.View.Dispatches[2].SettledAt = testNow.Format(time.RFC3339)
+	torn.View.Batch = view.Counts{Done: 1}
+	if got := raws(a, torn); len(got) != 1 || strings.Contains(got[0], "Claude analyser failed") || !strings.Contains(got[0], "batch 2 · reverify-r1") {
+		t.Fatalf("a torn-down worker: wrote %q", got)
+	}
 	// Focusing the pane clears its flag.
 	keys(a, "3")
 	if a.byID["pane-3"].attention {
