@@ -102,6 +102,7 @@ type Session struct {
 
 	pctx   context.Context // the program's
 	cancel context.CancelCauseFunc
+	onEnd  func(Outcome)
 
 	stats struct {
 		inFrames, inBytes, resizes atomic.Int64
@@ -148,6 +149,12 @@ func NewSession(conn io.ReadWriteCloser, p Params, model tea.Model, opts ...tea.
 
 // Params returns the session's parameters (with defaults filled in).
 func (s *Session) Params() Params { return s.params }
+
+// OnEnd has f called once the program has ended and the outcome is known,
+// before the client gets the exit frame (and can attach again): what the
+// caller keeps of a session, it keeps there. It runs on Run's goroutine.
+// Call it before Run.
+func (s *Session) OnEnd(f func(Outcome)) { s.onEnd = f }
 
 // Send delivers msg to the model (as tea.Program.Send). It blocks until the
 // program takes it, returns at once once the session has ended, and must
@@ -295,6 +302,9 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 	s.cancel(nil)
 
 	out, err = s.decide(ctx, runErr)
+	if s.onEnd != nil {
+		s.onEnd(out)
+	}
 
 	s.mu.Lock()
 	noExit := s.noExit

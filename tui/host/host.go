@@ -112,6 +112,16 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		},
 	})
 	sess := attach.NewSession(conn, p, app, tui.ProgramOptions()...)
+	// The view a detached screen leaves is kept before its client gets the
+	// exit frame: a screen attaching the moment that client exits gets it.
+	sess.OnEnd(func(o attach.Outcome) {
+		if o.Reason == attach.ReasonDetached {
+			vs := app.ViewState()
+			h.mu.Lock()
+			h.last = &vs
+			h.mu.Unlock()
+		}
+	})
 	h.mu.Lock()
 	h.sessions[sess] = struct{}{}
 	h.mu.Unlock()
@@ -146,12 +156,6 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 	app.Stop()
 	stop()
 	<-forwarded
-	if out.Reason == attach.ReasonDetached {
-		vs := app.ViewState()
-		h.mu.Lock()
-		h.last = &vs
-		h.mu.Unlock()
-	}
 	if runErr != nil {
 		return fmt.Errorf("screen ended %s: %w", out.Reason, runErr)
 	}

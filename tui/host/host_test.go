@@ -112,26 +112,7 @@ func (c *client) ended() attach.Outcome {
 // screen, ending the run from a screen closes Stopping, and EndAll ends
 // every other screen as run-ended.
 func TestHostServesScreens(t *testing.T) {
-	root := fixture.Copy(t)
-	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
-	run, err := state.LoadRun(root, fixture.RunManifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "ckh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "s", "cockpit.sock")
-	h := New("")
-	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,
-		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec cat"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.SetEngine(eng)
-	defer eng.Close()
+	h, eng, sock := startHost(t)
 
 	a := attachTo(t, sock, 120, 40, false)
 	a.waitFor("lead-is-here")
@@ -181,6 +162,34 @@ func TestHostServesScreens(t *testing.T) {
 	waitNoScreens(t, h)
 }
 
+// startHost starts a real engine on a fixture run, with a host as its
+// attach hook, listening on a real socket; the engine is closed when the
+// test ends.
+func startHost(t *testing.T) (*Host, *engine.Engine, string) {
+	t.Helper()
+	root := fixture.Copy(t)
+	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
+	run, err := state.LoadRun(root, fixture.RunManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "ckh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s", "cockpit.sock")
+	h := New("")
+	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,
+		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetEngine(eng)
+	t.Cleanup(func() { eng.Close() })
+	return h, eng, sock
+}
+
 func waitNoScreens(t *testing.T, h *Host) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -189,5 +198,35 @@ func waitNoScreens(t *testing.T, h *Host) {
 			t.Fatalf("%d screens still served", h.Screens())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestReattachRightAfterDetach: the view state a detached screen leaves is
+// kept before its client hears that it is detached, so a screen attaching
+// the moment the last one's client has gone comes back as it was left.
+// Each round toggles the timeline, detaches, and attaches again at once.
+func TestReattachRightAfterDetach(t *testing.T) {
+	h, _, sock := startHost(t)
+	hidden := false
+	for round := range 4 {
+		a := attachTo(t, sock, 120, 40, false)
+		a.waitFor("lead-is-here")
+		if got := strings.Contains(a.screen(), "─ timeline"); got == hidden {
+			t.Fatalf("round %d: the screen came back with the timeline shown=%v, the last screen left it hidden=%v:\n%s", round, got, hidden, a.screen())
+		}
+		a.typeBytes("\x02t") // the prefix: a new screen types into the lead
+		hidden = !hidden
+		a.typeBytes("\x02d")
+		if o := a.ended(); o.Reason != attach.ReasonDetached {
+			t.Fatalf("round %d: ctrl+b d ended the screen with %+v", round, o)
+		}
+		// No wait for the host: the client has its exit frame, so the
+		// view it leaves must be kept already.
+		h.mu.Lock()
+		last := h.last
+		h.mu.Unlock()
+		if last == nil || last.HideTimeline != hidden {
+			t.Fatalf("round %d: when the client heard it was detached the host kept %+v, want HideTimeline=%v", round, last, hidden)
+		}
 	}
 }
