@@ -47,7 +47,7 @@ func openLead(t *testing.T, root string, env []string, path string, cols, rows i
 // engineRegistry is a test's own engine registry; when the test ends,
 // every engine still registered there is stopped (SIGTERM: it closes its
 // panes) and waited for.
-func engineRegistry(t *testing.T) string {
+func engineRegistry(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "ckr")
 	if err != nil {

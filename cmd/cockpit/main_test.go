@@ -27,6 +27,9 @@ import (
 var cockpitBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envBenchPane) != "" { // a pane program of the attached-screen benchmarks
+		os.Exit(benchPaneMain(os.Args[1:]))
+	}
 	if isOkstraName(os.Args[0]) { // the okstra shim is a symlink to cockpitBin
 		main()
 	}

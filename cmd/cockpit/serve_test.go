@@ -26,7 +26,7 @@ type server struct {
 
 // paneRun copies the fixture as a cockpit-pane run and returns its root and
 // the environment that points commands at a short socket path.
-func paneRun(t *testing.T) (root string, env []string) {
+func paneRun(t testing.TB) (root string, env []string) {
 	t.Helper()
 	root = fixture.Copy(t)
 	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)

@@ -28,13 +28,16 @@ type cursedRenderer struct {
 	profile       colorprofile.Profile
 	logger        uv.Logger
 	view          View
-	hardTabs      bool // whether to use hard tabs to optimize cursor movements
-	backspace     bool // whether to use backspace to optimize cursor movements
-	mapnl         bool
-	syncdUpdates  bool // whether to use synchronized output mode for updates
-	starting      bool // indicates whether the renderer is starting after being stopped
-	pendingErase  bool // an scr.Erase() is pending and hasn't been drained by flush yet
-	noInput       bool // whether input is disabled, in which case keyboard enhancement queries are pointless
+	// viewMu guards view alone (cockpit patch, see render): the event
+	// loop hands over a new view without waiting for a flush in progress.
+	viewMu       sync.Mutex
+	hardTabs     bool // whether to use hard tabs to optimize cursor movements
+	backspace    bool // whether to use backspace to optimize cursor movements
+	mapnl        bool
+	syncdUpdates bool // whether to use synchronized output mode for updates
+	starting     bool // indicates whether the renderer is starting after being stopped
+	pendingErase bool // an scr.Erase() is pending and hasn't been drained by flush yet
+	noInput      bool // whether input is disabled, in which case keyboard enhancement queries are pointless
 }
 
 var _ renderer = &cursedRenderer{}
@@ -297,7 +300,9 @@ func (s *cursedRenderer) flush(closing bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	s.viewMu.Lock()
 	view := s.view
+	s.viewMu.Unlock()
 	frameArea := uv.Rect(0, 0, s.width, s.height)
 	if len(view.Content) == 0 {
 		// If the component is nil, we should clear the screen buffer.
@@ -640,10 +645,13 @@ func (s *cursedRenderer) flush(closing bool) error {
 
 // render implements renderer.
 func (s *cursedRenderer) render(v View) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-
+	// Cockpit patch: only the view's own lock, not s.mu, which a flush
+	// holds while it diffs the whole screen: the event loop (Update, View)
+	// no longer waits for the renderer to hand it the next frame. The
+	// next flush takes the latest view.
+	s.viewMu.Lock()
 	s.view = v
+	s.viewMu.Unlock()
 }
 
 // reset implements renderer.
