@@ -366,6 +366,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.onPaneClosed(msg.PaneID, msg.Reason)
 	case view.Notice:
 		a.onNotice(msg)
+	case EngineEvents:
+		a.onEngineEvents(msg)
 	case PaneCost:
 		if pv := a.byID[msg.PaneID]; pv != nil {
 			pv.cost, pv.costKnown = msg.USD, true

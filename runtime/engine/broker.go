@@ -18,10 +18,11 @@ type broker struct {
 }
 
 type subscriber struct {
-	mu     sync.Mutex
-	queue  []any
-	signal chan struct{}
-	out    chan any
+	mu      sync.Mutex
+	queue   []any
+	signal  chan struct{}
+	out     chan any
+	batches chan []any // instead of out: the whole queue at once
 	done   chan struct{}
 	once   sync.Once
 }
@@ -35,6 +36,18 @@ func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
 // snapshot must not publish.
 func (b *broker) subscribe(snapshot func() []any) (<-chan any, func()) {
 	s := &subscriber{signal: make(chan struct{}, 1), out: make(chan any), done: make(chan struct{})}
+	return s.out, b.add(s, snapshot)
+}
+
+// subscribeBatches is subscribe, but each receive takes every event queued
+// so far, in order (never an empty batch).
+func (b *broker) subscribeBatches(snapshot func() []any) (<-chan []any, func()) {
+	s := &subscriber{signal: make(chan struct{}, 1), batches: make(chan []any), done: make(chan struct{})}
+	return s.batches, b.add(s, snapshot)
+}
+
+// add registers s, its queue starting with snapshot, and starts its pump.
+func (b *broker) add(s *subscriber, snapshot func() []any) func() {
 	b.mu.Lock()
 	if snapshot != nil {
 		s.queue = append(s.queue, snapshot()...)
@@ -42,7 +55,7 @@ func (b *broker) subscribe(snapshot func() []any) (<-chan any, func()) {
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
 	go s.pump() // it looks at the queue before it waits for a signal
-	return s.out, func() {
+	return func() {
 		b.mu.Lock()
 		delete(b.subs, s)
 		b.mu.Unlock()
@@ -87,7 +100,11 @@ func (s *subscriber) push(ev any) {
 }
 
 func (s *subscriber) pump() {
-	defer close(s.out)
+	if s.batches != nil {
+		defer close(s.batches)
+	} else {
+		defer close(s.out)
+	}
 	for {
 		s.mu.Lock()
 		if len(s.queue) == 0 {
@@ -98,6 +115,17 @@ func (s *subscriber) pump() {
 			case <-s.done:
 				return
 			}
+		}
+		if s.batches != nil {
+			batch := s.queue
+			s.queue = nil
+			s.mu.Unlock()
+			select {
+			case s.batches <- batch:
+			case <-s.done:
+				return
+			}
+			continue
 		}
 		ev := s.queue[0]
 		s.queue = s.queue[1:]

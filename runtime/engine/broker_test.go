@@ -133,3 +133,49 @@ func TestSubscribeAnnouncesEveryPaneOnce(t *testing.T) {
 		s.stop()
 	}
 }
+
+// TestSubscribeBatchesDeliversInOrder: a batch subscriber gets its whole
+// snapshot in its first receive, then the events published meanwhile,
+// every one once and in order, never an empty batch; the channel closes
+// when the subscription ends.
+func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
+	b := newBroker()
+	snap := []any{counted{1}, counted{2}, counted{3}}
+	batches, stop := b.subscribeBatches(func() []any { return snap })
+	for n := 4; n <= 50; n++ {
+		b.publish(counted{n})
+	}
+	var got []int
+	first := true
+	for len(got) < 50 {
+		select {
+		case batch := <-batches:
+			if len(batch) == 0 {
+				t.Fatal("an empty batch")
+			}
+			if first && len(batch) < len(snap) {
+				t.Fatalf("the first batch %v does not hold the whole snapshot", batch)
+			}
+			first = false
+			for _, ev := range batch {
+				got = append(got, ev.(counted).n)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("got %v, then nothing", got)
+		}
+	}
+	for i, n := range got {
+		if n != i+1 {
+			t.Fatalf("events out of order or repeated: %v", got)
+		}
+	}
+	stop()
+	select {
+	case _, ok := <-batches:
+		if ok {
+			t.Fatal("a batch after the subscription ended")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the channel stayed open after the subscription ended")
+	}
+}

@@ -191,13 +191,25 @@ func (c *Engine) SocketPath() string {
 // under the broker's lock: no event published meanwhile is lost, and no
 // pane is announced twice.
 func (c *Engine) Subscribe() (<-chan any, func()) {
-	return c.broker.subscribe(func() []any {
-		var initial []any
-		for _, p := range c.ListPanes().Panes {
-			initial = append(initial, view.PaneOpened{PaneID: p.PaneID, Title: p.Title, DispatchID: p.DispatchID, Lead: p.Lead})
-		}
-		return append(initial, view.ViewUpdated{View: c.View()})
-	})
+	return c.broker.subscribe(c.subscribeSnapshot)
+}
+
+// SubscribeBatches is Subscribe with the events delivered in batches: each
+// receive takes every event queued since the last one, in order. A reader
+// that is slow now and then (a screen drawing a frame) gets a burst — the
+// opening PaneOpened per pane and the view — in one receive.
+func (c *Engine) SubscribeBatches() (<-chan []any, func()) {
+	return c.broker.subscribeBatches(c.subscribeSnapshot)
+}
+
+// subscribeSnapshot is what a new subscriber starts with: a PaneOpened for
+// every open pane, then the current view.
+func (c *Engine) subscribeSnapshot() []any {
+	var initial []any
+	for _, p := range c.ListPanes().Panes {
+		initial = append(initial, view.PaneOpened{PaneID: p.PaneID, Title: p.Title, DispatchID: p.DispatchID, Lead: p.Lead})
+	}
+	return append(initial, view.ViewUpdated{View: c.View()})
 }
 
 // LeadPane is the id of the lead's pane ("" when there is none).

@@ -135,8 +135,10 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		}
 	}()
 	// The engine's events, the open panes and the current view first (so
-	// titles and counts show at once), until the session ends.
-	events, stop := eng.Subscribe()
+	// titles and counts show at once), until the session ends. What queued
+	// up meanwhile goes in one message: the opening burst (a PaneOpened per
+	// pane and the view) is one Update and one View, not one per pane.
+	events, stop := eng.SubscribeBatches()
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -148,8 +150,12 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 				}
 			}
 		}()
-		for ev := range events {
-			sess.Send(ev)
+		for batch := range events {
+			if len(batch) == 1 {
+				sess.Send(batch[0])
+			} else {
+				sess.Send(tui.EngineEvents(batch))
+			}
 		}
 	}()
 	out, runErr := sess.Run(sctx)
