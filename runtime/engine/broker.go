@@ -23,8 +23,8 @@ type subscriber struct {
 	signal  chan struct{}
 	out     chan any
 	batches chan []any // instead of out: the whole queue at once
-	done   chan struct{}
-	once   sync.Once
+	done    chan struct{}
+	once    sync.Once
 }
 
 func newBroker() *broker { return &broker{subs: map[*subscriber]struct{}{}} }
