@@ -40,6 +40,14 @@ type Model struct {
 	// toRoster: the executor step's answer was "another provider", so the
 	// roster step comes next.
 	toRoster bool
+	// pending: a key submitted the step's form and huh's answer to it
+	// (its next-field and next-group messages, which come back through
+	// the program) is on its way; keys typed meanwhile wait in queued for
+	// the field they were typed at, instead of reaching the field being
+	// left (a fast typist's enter would answer the next step too).
+	pending      bool
+	pendingField huh.Field
+	queued       []tea.Msg
 	done     bool
 	aborted  bool
 	outcome  *setup.Outcome
@@ -192,6 +200,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		_, cmd := m.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
 		return m, cmd
 	case tea.KeyPressMsg:
+		if msg.String() != "ctrl+c" && m.pending {
+			m.queued = append(m.queued, msg)
+			return m, nil
+		}
 		switch msg.String() {
 		case "ctrl+c":
 			m.aborted = true
@@ -208,18 +220,59 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 	}
+	if _, ok := msg.(tea.PasteMsg); ok && m.pending {
+		m.queued = append(m.queued, msg)
+		return m, nil
+	}
 	if m.form == nil {
 		return m, nil
 	}
+	submits := false
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		s := k.String()
+		submits = (s == "enter" || (s == "tab" && !isInput(m.step))) && !m.filtering()
+	}
+	field := m.form.GetFocusedField()
 	_, cmd := m.form.Update(msg)
 	switch m.form.State {
 	case huh.StateAborted:
 		m.aborted = true
 		return m, tea.Quit
 	case huh.StateCompleted:
-		return m, m.complete()
+		m.pending = false
+		return m, tea.Batch(m.complete(), m.replay())
+	}
+	if submits && cmd != nil {
+		m.pending, m.pendingField = true, field
+	} else if m.pending && m.form.GetFocusedField() != m.pendingField {
+		// The next field of a step with several (the role models).
+		m.pending = false
+		return m, tea.Batch(cmd, m.replay())
 	}
 	return m, cmd
+}
+
+// replay feeds the keys typed while an answer was on its way to the step
+// now showing, until one of them submits again.
+func (m *Model) replay() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(m.queued) > 0 && !m.pending && !m.done && !m.aborted {
+		msg := m.queued[0]
+		m.queued = m.queued[1:]
+		_, cmd := m.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// isInput reports whether step is a text input, where tab takes a
+// suggestion instead of answering.
+func isInput(step setup.StepID) bool {
+	switch step {
+	case setup.StepTaskKey, setup.StepTaskGroup, setup.StepRelatedInput, setup.StepDirective, setup.StepRoleCount:
+		return true
+	}
+	return false
 }
 
 // complete takes the finished form's answer: on to the next step, or the

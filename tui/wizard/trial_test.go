@@ -140,3 +140,29 @@ func TestModelNamesNotSplit(t *testing.T) {
 		d.snap("confirm_50")
 	})
 }
+
+// TestKeysTypedAheadReachTheirStep: keys typed before the program has
+// brought back huh's answer to an enter (its next-field messages) go to
+// the step they were typed at, not to the one being left: the terminal
+// test's flake under load, where an enter answered the group step and the
+// task type step's default too, and the next ↓ landed on the task type.
+func TestKeysTypedAheadReachTheirStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newDriver(t, "en", 80, 30)
+		d.typ("dev-10860")
+		_, submit := d.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}) // the key step's answer, not back yet
+		// Typed ahead: enter (the group as it is), ↓ (task type), enter.
+		for _, k := range []tea.KeyPressMsg{{Code: tea.KeyEnter}, {Code: tea.KeyDown}, {Code: tea.KeyEnter}} {
+			if _, cmd := d.m.Update(k); cmd != nil {
+				t.Fatalf("a key typed ahead was not kept for its step: %v", k)
+			}
+		}
+		d.expect(setup.StepTaskKey)
+		d.run(submit) // the program brings the answer back: the keys follow
+		d.expect(setup.StepRelatedTasks)
+		a := d.m.Session().A
+		if a.TaskKey != "dev-10860" || a.TaskGroup != "billing" || a.TaskType != "final-verification" {
+			t.Fatalf("answers %q %q %q, want dev-10860 billing final-verification (implementation, then ↓)", a.TaskKey, a.TaskGroup, a.TaskType)
+		}
+	})
+}
