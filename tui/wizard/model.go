@@ -48,9 +48,9 @@ type Model struct {
 	pending      bool
 	pendingField huh.Field
 	queued       []tea.Msg
-	done     bool
-	aborted  bool
-	outcome  *setup.Outcome
+	done         bool
+	aborted      bool
+	outcome      *setup.Outcome
 }
 
 // New builds the interactive wizard for opts (ProjectRoot, Lang, NoColor,
