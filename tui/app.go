@@ -329,7 +329,15 @@ func (a *App) Init() tea.Cmd {
 		a.snaps.sub = a.sub
 		context.AfterFunc(a.ctx, a.sub.close)
 	}
-	cmds := []tea.Cmd{a.cmdSyncPanes()}
+	var cmds []tea.Cmd
+	if sync := a.cmdSyncPanes(); sync != nil {
+		// The first snapshots are applied now, not from a command: the
+		// first view drawn shows the panes' contents. An attaching screen
+		// otherwise drew its panes empty and their contents a frame
+		// interval later (docs/PERFORMANCE.md, "Attached screens: attach,
+		// throughput, idle").
+		cmds = append(cmds, a.onFrames(sync().(framesMsg)))
+	}
 	if !a.manual && a.snaps != nil {
 		cmds = append(cmds, a.cmdWaitFrame())
 	}

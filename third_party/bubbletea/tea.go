@@ -556,6 +556,10 @@ type Program struct {
 	// renderWake tells the renderer goroutine that there is something to
 	// flush (cockpit patch: see wake.go).
 	renderWake chan struct{}
+	// drawn counts what the cursed renderer wrote, so that the render loop
+	// tells a flush that drew from one that found nothing (cockpit patch:
+	// see wake.go); nil with another renderer.
+	drawn *countingWriter
 
 	// resizeMu serialises checkResize (cockpit patch, see tty.go).
 	resizeMu sync.Mutex
@@ -1094,8 +1098,9 @@ func (p *Program) Run() (returnModel Model, returnErr error) {
 			p.renderer = &nilRenderer{}
 		} else {
 			// If no renderer is set use the cursed one.
+			p.drawn = &countingWriter{w: p.output}
 			r := newCursedRenderer(
-				p.output,
+				p.drawn,
 				p.environ,
 				p.width,
 				p.height,

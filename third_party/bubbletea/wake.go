@@ -1,6 +1,8 @@
 package tea
 
 import (
+	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/colorprofile"
@@ -30,6 +32,7 @@ func (p *Program) renderLoop(frame time.Duration) {
 	timer := time.NewTimer(0) // the first frame, at once
 	armed := true
 	var last time.Time
+	starting := true
 	for {
 		select {
 		case <-p.rendererDone:
@@ -43,11 +46,61 @@ func (p *Program) renderLoop(frame time.Duration) {
 			timer.Reset(max(frame-time.Since(last), 0))
 		case <-timer.C:
 			armed = false
-			last = time.Now()
+			start, before, shown := time.Now(), p.drawn.count(), p.viewShown()
 			_ = p.flush()
 			_ = p.renderer.flush(false)
+			// Only a flush that drew starts the frame clock, and none
+			// before the first that drew a view with content: the program's
+			// start (terminal set-up, modes, an empty view while the model
+			// waits for its size) and a flush that found nothing to draw
+			// leave the next view free to go out at once instead of a frame
+			// interval later.
+			drew := before < 0 || p.drawn.count() != before
+			if drew && !starting {
+				last = start
+			}
+			if drew && shown {
+				starting = false
+			}
 		}
 	}
+}
+
+// viewShown reports whether the view the renderer holds has content (with
+// another renderer than the cursed one: always).
+func (p *Program) viewShown() bool {
+	r := p.renderer
+	if w, ok := r.(*wakingRenderer); ok {
+		r = w.renderer
+	}
+	c, ok := r.(*cursedRenderer)
+	if !ok {
+		return true
+	}
+	c.viewMu.Lock()
+	defer c.viewMu.Unlock()
+	return c.view.Content != ""
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// count is the bytes written so far; -1 for a nil writer (another
+// renderer than the cursed one: every flush counts as one that drew).
+func (c *countingWriter) count() int64 {
+	if c == nil {
+		return -1
+	}
+	return c.n.Load()
 }
 
 // wakingRenderer wakes the render loop after every call that can change
