@@ -2,9 +2,11 @@ package attach
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/okstra/cockpit/panes/term"
+	"github.com/okstra/cockpit/panes/vt"
 )
 
 // checkRestored asserts the terminal is as a shell expects it back.
@@ -379,20 +382,49 @@ func TestClientEnvKeepsTerminalVariables(t *testing.T) {
 	}
 }
 
-// readUntil reads frames until an output frame contains want; it fails on
-// an exit frame or the end of the connection.
-func readUntil(t *testing.T, dec *Decoder, want string) {
+// clientScreen is what a client's terminal shows of a session's output
+// frames: their bytes through an emulator of the client's size, so a test
+// reads the screen, not the diff that drew it (a view drawn before the
+// session's size arrived is then updated by its changed cells only:
+// "size:0x0" becomes "size:4096x256" by writing ":4096x256").
+type clientScreen struct {
+	conn *net.UnixConn
+	dec  *Decoder
+	emu  *vt.Emulator
+}
+
+func newClientScreen(conn *net.UnixConn, cols, rows int) *clientScreen {
+	return &clientScreen{conn: conn, dec: NewDecoder(bufio.NewReader(conn)), emu: vt.New(cols, rows)}
+}
+
+// text is the screen's rows, one per line.
+func (c *clientScreen) text() string {
+	_, rows := c.emu.Size()
+	var b []byte
+	for y := 0; y < rows; y++ {
+		b = c.emu.AppendLine(b, y, false)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+
+// until reads frames until the screen shows want; it fails on an exit
+// frame or the end of the connection.
+func (c *clientScreen) until(t *testing.T, want string) {
 	t.Helper()
-	var seen strings.Builder
+	c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	defer c.conn.SetReadDeadline(time.Time{})
 	for {
-		f, err := dec.Next()
+		f, err := c.dec.Next()
 		if err != nil {
-			t.Fatalf("waiting for %q: %v; output so far %q", want, err, seen.String())
+			t.Fatalf("waiting for %q: %v; the screen shows %q", want, err, strings.TrimSpace(c.text()))
 		}
 		switch f.Type {
 		case FrameOutput:
-			seen.Write(f.Payload)
-			if strings.Contains(seen.String(), want) {
+			// The client's terminal post-processes output (ONLCR, see
+			// client.go), and bubbletea draws for it: "\n" is CR LF.
+			c.emu.Write(bytes.ReplaceAll(f.Payload, []byte("\n"), []byte("\r\n")))
+			if strings.Contains(c.text(), want) {
 				return
 			}
 		case FrameExit:
@@ -411,15 +443,17 @@ func TestHugeSizesAreBounded(t *testing.T) {
 		o, err := Serve(context.Background(), hc, Params{Cols: 100000, Rows: 100000, Env: testEnv}, testModel{})
 		done <- hostResult{o, err}
 	}()
-	dec := NewDecoder(bufio.NewReader(cc))
-	readUntil(t, dec, "size:4096x256")
+	scr := newClientScreen(cc, MaxCols, 256)
+	dec := scr.dec
+	scr.until(t, "size:4096x256")
 	var b []byte
 	b = AppendResize(b, 65535, 65535)
 	b = AppendResize(b, 50, 10)
 	if _, err := cc.Write(b); err != nil {
 		t.Fatal(err)
 	}
-	readUntil(t, dec, "size:50x10")
+	scr.emu.Resize(50, 10) // the client's terminal, at the size it sent
+	scr.until(t, "size:50x10")
 	if _, err := cc.Write(AppendFrame(nil, FrameDetach, nil)); err != nil {
 		t.Fatal(err)
 	}
