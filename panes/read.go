@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/okstra/cockpit/panes/term"
@@ -29,16 +30,24 @@ func (p *Pane) readLoop() {
 	}
 }
 
+// emulating bounds how many panes feed their emulators at once to all the
+// processors but one: however many panes are busy, the screen's goroutines
+// (frame loop, bubbletea's event loop and renderer) always find one free,
+// instead of taking their turn behind every busy reader.
+var emulating = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+
 // feed writes program output into the emulator and marks the pane dirty
 // unless the program is holding a synchronized update.
 func (p *Pane) feed(b []byte) {
 	p.reads.Add(1)
 	p.bytesRead.Add(int64(len(b)))
+	emulating <- struct{}{}
 	p.mu.Lock()
 	_, _ = p.emu.Write(b)
 	p.seq++
 	hold := p.syncHoldLocked(time.Now())
 	p.mu.Unlock()
+	<-emulating
 	if !hold {
 		p.markDirty()
 	}
