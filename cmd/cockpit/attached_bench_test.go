@@ -526,6 +526,9 @@ func (t *benchTmux) run(tb testing.TB, args ...string) string {
 func startBenchTmux(tb testing.TB, cols, rows, n int, title func(int) string, args func(int) []string) *benchTmux {
 	tb.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("tmux is not installed (CI installs it: .ci/run)")
+		}
 		tb.Skip("tmux is not installed")
 	}
 	dir, err := os.MkdirTemp("", "ckt")
