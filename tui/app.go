@@ -118,11 +118,12 @@ type Config struct {
 	ProjectRoot string
 }
 
-// RendererFPS is the bubbletea renderer rate the screen is tuned for: at
-// bubbletea's default of 60 its renderer holds the event loop up for longer
-// on a busy screen and its tick alone costs ~0.9% of a core when idle
-// (docs/PERFORMANCE.md, "Screen").
-const RendererFPS = 30
+// RendererFPS caps the screen's frames a second: bubbletea's default. The
+// renderer draws only when something changed (third_party/bubbletea), so
+// the cap costs nothing on a quiet screen; on a busy one it bounds the
+// bytes a client gets, and 60 leaves a busy screen headroom above 30
+// frames a second (docs/DECISIONS.md #40).
+const RendererFPS = 60
 
 // ProgramOptions are the bubbletea options to run the App with, e.g.
 // tea.NewProgram(app, tui.ProgramOptions()...).
