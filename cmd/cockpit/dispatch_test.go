@@ -141,7 +141,10 @@ func reflectEqualDispatch(a, b state.Dispatch) bool {
 func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
-	fixture.Behaviours{Codex: "ok-1s", Antigravity: "ok-2s", Claude: "ok-3s"}.Set(t, root)
+	// Two seconds apart, so that an await started late on a loaded machine
+	// (a race-built process start can take a second or more there) still
+	// sees the counts change at least once.
+	fixture.Behaviours{Codex: "ok-2s", Antigravity: "ok-4s", Claude: "ok-6s"}.Set(t, root)
 	bg := startDispatch(t, root)
 	tsPath := filepath.Join(root, fixture.TeamState)
 	waitFor(t, "the batch to be recorded", 10*time.Second, func() bool {
