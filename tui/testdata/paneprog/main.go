@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/loadgen"
 )
 
 func main() {
@@ -193,38 +195,5 @@ func gen(rate int, path string, stop chan os.Signal) {
 		save()
 		os.Exit(0)
 	}()
-	// The lines are made once and cycled, so the generator spends its CPU
-	// on writing, not formatting: the benchmark measures the cockpit.
-	levels := []string{"\x1b[32mINFO\x1b[0m", "\x1b[33mWARN\x1b[0m", "\x1b[31;1mERROR\x1b[0m", "\x1b[36mDEBUG\x1b[0m"}
-	var text []byte
-	for seq := range 4096 {
-		text = fmt.Appendf(text, "\x1b[2m12:%02d:%02d.%03d\x1b[0m %s \x1b[1mworker\x1b[0m=%d seq=%d msg=\x1b[35mprocessing chunk\x1b[0m of the task, %d items left\r\n",
-			seq/60%60, seq%60, seq%1000, levels[seq%len(levels)], os.Getpid()%100, seq, 1000000-seq)
-	}
-	const slice = 10 * time.Millisecond
-	perSlice := rate / int(time.Second/slice)
-	start := time.Now()
-	off := 0
-	buf := make([]byte, 0, perSlice)
-	for tick := 1; ; tick++ {
-		buf = buf[:0]
-		for len(buf) < perSlice {
-			k := min(perSlice-len(buf), len(text)-off)
-			buf = append(buf, text[off:off+k]...)
-			off = (off + k) % len(text)
-		}
-		n, err := os.Stdout.Write(buf)
-		written.Add(int64(n))
-		if err != nil {
-			return
-		}
-		d := time.Until(start.Add(time.Duration(tick) * slice))
-		switch {
-		case d > 0:
-			time.Sleep(d)
-		case d < -100*time.Millisecond:
-			// Blocked by a slow reader: do not burst to catch up.
-			start = time.Now().Add(-time.Duration(tick) * slice)
-		}
-	}
+	_ = loadgen.Write(os.Stdout, rate, &written)
 }
