@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/okstra/cockpit/internal/loadgen"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -225,17 +226,6 @@ var variants = []struct {
 	{"program-fps30", true, 30},
 }
 
-// genBytes sums what the generators wrote so far.
-func genBytes(dir string, n int) int64 {
-	var sum int64
-	for i := range n {
-		data, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("gen-%d", i)))
-		v, _ := strconv.ParseInt(string(data), 10, 64)
-		sum += v
-	}
-	return sum
-}
-
 // BenchmarkScreen: 64 panes at 240×80, each running a generator of ~1 MB/s
 // of coloured log lines; one iteration is one frame.
 func BenchmarkScreen(b *testing.B) {
@@ -251,12 +241,12 @@ func BenchmarkScreen(b *testing.B) {
 			time.Sleep(1500 * time.Millisecond)
 
 			b.ResetTimer()
-			t0, cpu0, f0, ui0, g0 := time.Now(), rusageCPU(), d.frames(), d.uiNS(), genBytes(dir, n)
+			t0, cpu0, f0, ui0, g0 := time.Now(), rusageCPU(), d.frames(), d.uiNS(), loadgen.Total(dir, n)
 			for d.frames()-f0 < int64(b.N) {
 				time.Sleep(time.Millisecond)
 			}
 			wall, cpu, frames, ui := time.Since(t0), rusageCPU()-cpu0, d.frames()-f0, d.uiNS()-ui0
-			gen := genBytes(dir, n) - g0
+			gen := loadgen.Total(dir, n) - g0
 			b.StopTimer()
 
 			b.ReportMetric(float64(frames)/wall.Seconds(), "frames/s")

@@ -34,7 +34,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -80,27 +79,9 @@ func benchPaneMain(args []string) int {
 		<-stop
 	case "gen":
 		rate, _ := strconv.Atoi(args[1])
-		benchGen(rate, args[2], stop)
+		loadgen.Run(rate, args[2], stop)
 	}
 	return 0
-}
-
-// benchGen writes coloured log lines (tui's BenchmarkScreen generator) at
-// rate bytes/s; a writer held back by the PTY does not burst to catch up.
-func benchGen(rate int, path string, stop chan os.Signal) {
-	var written atomic.Int64
-	save := func() { _ = os.WriteFile(path, strconv.AppendInt(nil, written.Load(), 10), 0o600) }
-	go func() {
-		for range time.Tick(100 * time.Millisecond) {
-			save()
-		}
-	}()
-	go func() {
-		<-stop
-		save()
-		os.Exit(0)
-	}()
-	_ = loadgen.Write(os.Stdout, rate, &written)
 }
 
 // envEngineProfile, set to a path prefix when running these benchmarks,
@@ -665,17 +646,6 @@ const (
 	busyRows  = 80
 )
 
-// genTotal sums what the generators wrote so far.
-func genTotal(dir string) int64 {
-	var sum int64
-	for i := range busyPanes {
-		data, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("gen-%d", i)))
-		v, _ := strconv.ParseInt(string(data), 10, 64)
-		sum += v
-	}
-	return sum
-}
-
 // BenchmarkAttachedBusy runs 64 panes, each writing coloured log lines at
 // a paced MBps megabytes a second (10^6 bytes) into its real PTY, through
 // one attached 240×80 screen (`cockpit attach` / `tmux attach` on a real
@@ -694,7 +664,7 @@ func BenchmarkAttachedBusy(b *testing.B) {
 				dir := b.TempDir()
 				title := func(i int) string { return fmt.Sprintf("gen-%02d", i) }
 				args := func(i int) []string {
-					return []string{"gen", strconv.Itoa(int(rate * 1e6)), filepath.Join(dir, fmt.Sprintf("gen-%d", i))}
+					return []string{"gen", strconv.Itoa(int(rate * 1e6)), loadgen.CountPath(dir, i)}
 				}
 				u := newUserTerm(b, busyCols, busyRows)
 				var server int
@@ -711,7 +681,7 @@ func BenchmarkAttachedBusy(b *testing.B) {
 				u.await(b, "every pane's title", u.watch(func(s string) bool { return strings.Contains(s, title(busyPanes-1)) && strings.Contains(s, title(0)) }), time.Minute)
 				time.Sleep(time.Second) // the generators at their pace: the window starts in the steady state
 
-				cpuE, cpuC, g0 := procCPU(b, server), procCPU(b, client.Process.Pid), genTotal(dir)
+				cpuE, cpuC, g0 := procCPU(b, server), procCPU(b, client.Process.Pid), loadgen.Total(dir, busyPanes)
 				by0, f0 := u.counts()
 				t0 := time.Now()
 				for b.Loop() {
@@ -721,7 +691,7 @@ func BenchmarkAttachedBusy(b *testing.B) {
 				cpuE, cpuC = procCPU(b, server)-cpuE, procCPU(b, client.Process.Pid)-cpuC
 				by, f := u.counts()
 				by, f = by-by0, f-f0
-				g := genTotal(dir) - g0
+				g := loadgen.Total(dir, busyPanes) - g0
 
 				if sys == "cockpit" {
 					b.ReportMetric(float64(f)/wall, "frames/s")

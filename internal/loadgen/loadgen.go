@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -56,4 +58,40 @@ func Write(w io.Writer, rate int, written *atomic.Int64) error {
 			start = time.Now().Add(-time.Duration(tick) * slice)
 		}
 	}
+}
+
+// Run is the pane program: it writes at rate bytes a second to stdout
+// (Write) and keeps how much it wrote in the file path — every 100 ms, and
+// once more when a signal arrives on stop, before it exits 0. A benchmark
+// reads the files back with Total.
+func Run(rate int, path string, stop <-chan os.Signal) {
+	var written atomic.Int64
+	save := func() { _ = os.WriteFile(path, strconv.AppendInt(nil, written.Load(), 10), 0o600) }
+	go func() {
+		for range time.Tick(100 * time.Millisecond) {
+			save()
+		}
+	}()
+	go func() {
+		<-stop
+		save()
+		os.Exit(0)
+	}()
+	_ = Write(os.Stdout, rate, &written)
+}
+
+// CountPath is the count file of generator i in dir.
+func CountPath(dir string, i int) string {
+	return filepath.Join(dir, "gen-"+strconv.Itoa(i))
+}
+
+// Total sums what generators 0…n-1 of dir wrote so far.
+func Total(dir string, n int) int64 {
+	var sum int64
+	for i := range n {
+		data, _ := os.ReadFile(CountPath(dir, i))
+		v, _ := strconv.ParseInt(string(data), 10, 64)
+		sum += v
+	}
+	return sum
 }

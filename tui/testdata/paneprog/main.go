@@ -16,7 +16,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -73,7 +72,7 @@ func main() {
 		keys(args[0], len(args) > 1 && args[1] == "mouse", stop)
 	case "gen":
 		rate, _ := strconv.Atoi(args[0])
-		gen(rate, args[1], stop)
+		loadgen.Run(rate, args[1], stop)
 	case "notify":
 		fmt.Printf("%s\a\x1b]9;%s\x07", args[0], args[0])
 		<-stop
@@ -174,26 +173,4 @@ func keys(path string, mouse bool, stop chan os.Signal) {
 		}
 	}()
 	<-stop
-}
-
-// gen writes coloured log lines at rate bytes a second, in 10 ms slices; a
-// terminal that reads slower than that slows it down (writes block), and
-// FILE says how much it actually wrote.
-func gen(rate int, path string, stop chan os.Signal) {
-	var written atomic.Int64
-	save := func() {
-		_ = os.WriteFile(path, []byte(strconv.FormatInt(written.Load(), 10)), 0o600)
-	}
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		for range t.C {
-			save()
-		}
-	}()
-	go func() {
-		<-stop
-		save()
-		os.Exit(0)
-	}()
-	_ = loadgen.Write(os.Stdout, rate, &written)
 }
