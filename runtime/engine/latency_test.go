@@ -2,7 +2,6 @@ package engine
 
 import (
 	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -17,13 +16,7 @@ import (
 // over the events (at least 200: use -benchtime=250x).
 func BenchmarkSidecarToCount(b *testing.B) {
 	run, sidecars := runtest.StartedRun(b, b.N)
-	c, err := Start(Config{Run: run, NoServer: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	events, stop := c.Subscribe()
-	defer stop()
+	_, events := startSubscribed(b, run)
 	lat := make([]time.Duration, 0, b.N)
 	zero := 0
 	b.ResetTimer()
@@ -41,7 +34,5 @@ func BenchmarkSidecarToCount(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms/p50")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ms/p99")
+	reportLatency(b, lat)
 }

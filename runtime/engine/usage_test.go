@@ -3,7 +3,6 @@ package engine
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -71,13 +70,7 @@ func appendLine(t *testing.T, path, line string) {
 // win at the end.
 func TestUsageFollowsStreamJSONLive(t *testing.T) {
 	run, log := usageRun(t, "claude", "sonnet")
-	c, err := Start(Config{Run: run, NoServer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	events, stop := c.Subscribe()
-	defer stop()
+	c, events := startSubscribed(t, run)
 	appendLine(t, log, "\x1b[2mstarting\x1b[0m\r\n"+`{"type":"system","subtype":"init","session_id":"s","model":"claude-sonnet-4-5-20250929"}`+"\r\n")
 	msg := `{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5-20250929","usage":{"input_tokens":1000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":100}}}` + "\r\n"
 	appendLine(t, log, msg)
@@ -107,13 +100,7 @@ func TestUsageFollowsCodexRollout(t *testing.T) {
 	run, log := usageRun(t, "codex", "gpt-6.1-sol")
 	id := "0199d2a4-6b1e-7c33-9f10-3e5d8c2b7a40"
 	appendLine(t, log, "OpenAI Codex v0.155.0\r\n--------\r\nsession id: "+id+"\r\n--------\r\n")
-	c, err := Start(Config{Run: run, NoServer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	events, stop := c.Subscribe()
-	defer stop()
+	_, events := startSubscribed(t, run)
 	day := usage.HomesFromEnv(os.Getenv).CodexDayDir(time.Now())
 	if err := os.MkdirAll(day, 0o755); err != nil {
 		t.Fatal(err)
@@ -135,13 +122,7 @@ func TestUsageFollowsCodexRollout(t *testing.T) {
 // for. It reports p50 and p99 (use -benchtime=200x or more).
 func BenchmarkUsageToView(b *testing.B) {
 	run, log := usageRun(b, "claude", "sonnet")
-	c, err := Start(Config{Run: run, NoServer: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	events, stop := c.Subscribe()
-	defer stop()
+	_, events := startSubscribed(b, run)
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		b.Fatal(err)
@@ -164,9 +145,7 @@ func BenchmarkUsageToView(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms/p50")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ms/p99")
+	reportLatency(b, lat)
 }
 
 // TestUsageFollowsClaudeSession: a claude provider whose argv passes the
@@ -188,13 +167,7 @@ func TestUsageFollowsClaudeSession(t *testing.T) {
 	if err := state.WriteSidecar(sp, &state.Sidecar{Status: state.StatusStarted, Wrapper: "test", PID: os.Getpid(), StartedAt: state.Timestamp(time.Now()), SessionID: id}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Start(Config{Run: run, NoServer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	events, stop := c.Subscribe()
-	defer stop()
+	_, events := startSubscribed(t, run)
 	transcript := usage.HomesFromEnv(os.Getenv).ClaudeSession(root, id)
 	if err := os.MkdirAll(filepath.Dir(transcript), 0o755); err != nil {
 		t.Fatal(err)
