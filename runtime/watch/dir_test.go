@@ -31,11 +31,7 @@ func waitDirEvent(t *testing.T, w *Watcher, path string, within time.Duration) F
 // is waited for, and what it holds by then is reported.
 func TestWatchDir(t *testing.T) {
 	base := t.TempDir()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	day := filepath.Join(base, "sessions", "2026", "12", "01")
 	if err := w.WatchDir(day, EvUsage); err != nil {
 		t.Fatal(err)

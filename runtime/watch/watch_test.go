@@ -37,11 +37,7 @@ func noBatch(t *testing.T, w *Watcher, within time.Duration) {
 
 func TestWatcherSeesRenamesIntoPlaceOnly(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	sidecar := filepath.Join(dir, "p.md.status.json")
 	if err := w.Watch(sidecar, EvSidecar); err != nil {
 		t.Fatal(err)
@@ -61,11 +57,7 @@ func TestWatcherSeesRenamesIntoPlaceOnly(t *testing.T) {
 
 func TestWatcherWaitsForMissingDirectories(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	result := filepath.Join(dir, "worker-results", "deep", "r.md")
 	if err := w.Watch(result, EvResult); err != nil {
 		t.Fatal(err)
@@ -81,11 +73,7 @@ func TestWatcherWaitsForMissingDirectories(t *testing.T) {
 }
 
 func TestWatcherReportsProcessExit(t *testing.T) {
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	cmd := exec.Command("sleep", "0.2")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -100,11 +88,7 @@ func TestWatcherReportsProcessExit(t *testing.T) {
 
 func TestWatcherCoalescesWhileBusy(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	var paths []string
 	for i := 0; i < 20; i++ {
 		p := filepath.Join(dir, "s"+string(rune('a'+i))+".json")
@@ -204,11 +188,7 @@ func TestWatcherSeesFilesInNewDirectoriesWrittenAtOnce(t *testing.T) {
 // A watched directory that is removed and made again is watched again.
 func TestWatcherFollowsARecreatedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	sub := filepath.Join(dir, "results")
 	os.Mkdir(sub, 0o755)
 	result := filepath.Join(sub, "r.md")
@@ -239,11 +219,7 @@ func TestWatcherFollowsARecreatedDirectory(t *testing.T) {
 // reaped by its parent) is Exited, and not Alive, though kill(pid, 0)
 // still finds it.
 func TestWatcherRemembersExitsOfUnreapedChildren(t *testing.T) {
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	pid, kill, reap := runtest.StartZombie(t)
 	w.WatchPID(pid)
 	if w.Exited(pid) || !w.Alive(pid) {
@@ -301,11 +277,7 @@ func threads(t *testing.T) int {
 // poller, not one OS thread each, and every exit is reported.
 func TestWatcherWatches256PIDsWithoutAThreadEach(t *testing.T) {
 	const n = 256
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	cmds := make([]*exec.Cmd, n)
 	for i := range cmds {
 		cmds[i] = exec.Command("sleep", "120")
@@ -375,11 +347,7 @@ func TestWatcherSeesADirectoryCreatedWhileTheWatchIsAdded(t *testing.T) {
 		}
 	}
 	defer func() { testHookMissing = nil }()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	if err := w.Watch(result, EvResult); err != nil {
 		t.Fatal(err)
 	}
@@ -410,11 +378,7 @@ func TestWatcherServesEveryFileWaitingForADirectory(t *testing.T) {
 		}
 	}
 	defer func() { testHookMissing = nil }()
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	if err := w.Watch(result, EvResult); err != nil {
 		t.Fatal(err)
 	}
@@ -432,11 +396,7 @@ func TestWatcherServesEveryFileWaitingForADirectory(t *testing.T) {
 // reused it; the cockpit's watcher lives for hours) is that other process:
 // alive, and watched anew.
 func TestWatcherForgetsAnExitWhenThePIDIsReused(t *testing.T) {
-	w, err := NewWatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := newWatcher(t)
 	pid, kill, _ := runtest.StartZombie(t)
 	start, ok := procStart(pid)
 	if !ok {
@@ -486,4 +446,15 @@ func waitEvent(t *testing.T, w *Watcher, kind EventKind, path, never string) {
 			t.Fatal(never)
 		}
 	}
+}
+
+// newWatcher is a watcher closed when the test ends.
+func newWatcher(t *testing.T) *Watcher {
+	t.Helper()
+	w, err := NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
 }
