@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,25 +14,28 @@ import (
 // design (state/approval/testdata) and a project with one run.
 
 // exampleResponse is the sidecar the example answers must produce.
-const exampleResponse = "../../state/approval/testdata/user-response.md"
+const (
+	exampleResponse = "../../state/approval/testdata/user-response.md"
+	exampleLedger   = "../../state/approval/testdata/approval-decisions.json"
+)
 
-// exampleRow is C-003 of the example ledger.
+// exampleLedgerData is the example ledger's bytes, read before any test
+// changes directory.
+var exampleLedgerData, exampleLedgerErr = os.ReadFile(exampleLedger)
+
+// exampleRow is C-003 of the example ledger (the design's example file),
+// without its status.
 func exampleRow() approval.Row {
-	return approval.Row{
-		ClarificationID:        "C-003",
-		TicketID:               "DEV-10860",
-		Statement:              "Should the export keep the legacy CSV column order?",
-		ExpectedForm:           "one of the options",
-		Classification:         "user-decision",
-		Origin:                 "worker-finding",
-		UserConfirmation:       "Confirmed with the user on 2026-11-29 that this blocks approval.",
-		UnblockCondition:       "The user picks a column order.",
-		RecommendedDisposition: "select",
-		Options: []approval.Option{
-			{Role: "recommended", Answer: "Keep the legacy order", Rationale: "Three downstream importers read columns by position.", Reach: "in-repo", ScopeEffects: []string{}, AddedWork: "None beyond the current plan.", DirectionChange: "Reverses nothing.", Disposition: "select"},
-			{Role: "alternative", Answer: "Sort columns alphabetically", Rationale: "Matches the new JSON export.", Reach: "cross-repo", ScopeEffects: []string{"deferrable"}, AddedWork: "Update importers in billing-sync and reports-etl; add a migration note.", DirectionChange: "Reverses plan item P-Step-004 (keep CSV stable).", Disposition: "select"},
-		},
+	var l approval.Ledger
+	if exampleLedgerErr != nil {
+		panic(exampleLedgerErr)
 	}
+	if err := json.Unmarshal(exampleLedgerData, &l); err != nil {
+		panic(err)
+	}
+	r := *l.Row("C-003")
+	r.Status = ""
+	return r
 }
 
 func rowWithID(id string) approval.Row {
