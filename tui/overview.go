@@ -225,9 +225,10 @@ func (a *App) overlayRows() (top, bottom int) {
 	return top, max(bottom, top)
 }
 
-// dispatchState is the glyph state of a dispatch.
-func dispatchState(d state.Dispatch) paneState {
-	switch d.Status {
+// statusState is the glyph state of a dispatch status (stateRunning for
+// one that has not settled).
+func statusState(st state.Status) paneState {
+	switch st {
 	case state.StatusCompleted:
 		return stateDone
 	case state.StatusError:
@@ -251,7 +252,7 @@ type overviewRow struct {
 // dispatchRow builds the cells of dispatch i.
 func (a *App) dispatchRow(i int) overviewRow {
 	d := a.run.Dispatches[i]
-	r := overviewRow{i: i, glyph: a.glyphs[dispatchState(d)], pane: "·", model: d.Model}
+	r := overviewRow{i: i, glyph: a.glyphs[statusState(d.Status)], pane: "·", model: d.Model}
 	if pv := a.livePane(i); pv != nil {
 		r.pane = strconv.Itoa(indexOf(a.panes, pv) + 1)
 	} else if pv := a.logPaneOf(i); pv != nil {
@@ -302,7 +303,7 @@ func (a *App) batchLine(n int, b batch) string {
 	ds := a.run.Dispatches
 	var done, failed, running int
 	for _, i := range b.dispatches {
-		switch dispatchState(ds[i]) {
+		switch statusState(ds[i].Status) {
 		case stateRunning:
 			running++
 		case stateDone:

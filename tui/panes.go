@@ -81,18 +81,8 @@ const (
 // else how its program ended.
 func (pv *paneView) state() paneState {
 	if pv.hasDisp {
-		switch pv.status {
-		case state.StatusCompleted:
-			return stateDone
-		case state.StatusError:
-			return stateFailed
-		case state.StatusTimeout:
-			return stateTimedOut
-		case state.StatusNotRun:
-			return stateNotRun
-		}
-		if !pv.snap.Exited {
-			return stateRunning
+		if s := statusState(pv.status); s != stateRunning {
+			return s
 		}
 	}
 	if !pv.snap.Exited {

@@ -100,15 +100,10 @@ func attachRun(o *AttachOptions) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := screenTerminal(o.IO)
+	in, out, p, err := screenParams(o.IO, o.ReadOnly, o.Alerts)
 	if err != nil {
 		return err
 	}
-	p, err := attach.LocalParams(in, o.ReadOnly)
-	if err != nil {
-		return err
-	}
-	p.Env = o.Alerts.env(p.Env)
 	conn, hello, err := dialScreen(o.Ctx, sock, "attach", p)
 	if err != nil {
 		return err
@@ -116,15 +111,21 @@ func attachRun(o *AttachOptions) error {
 	return runClient(o.IO, conn, in, out, p, hello, comeBack(hello, sock, o.Target.Socket != ""))
 }
 
-// screenTerminal are the command's stdin and stdout when both are a
-// terminal; a screen needs one.
-func screenTerminal(s *IOStreams) (in, out *os.File, err error) {
+// screenParams are what a screen command (open, attach, demo) asks an
+// engine for: its terminal — stdin and stdout, both a terminal, or an
+// error saying what to do — and that terminal's size and environment, with
+// the alerts setting.
+func screenParams(s *IOStreams, readOnly bool, alerts alertsFlag) (in, out *os.File, p attach.Params, err error) {
 	in, _ = s.In.(*os.File)
 	out, _ = s.Out.(*os.File)
 	if in == nil || out == nil || !s.IsStdinTTY() || !s.IsStdoutTTY() {
-		return nil, nil, fmt.Errorf("the screen needs a terminal on stdin and stdout (`cockpit serve` runs an engine without one; `ssh -t` gives a remote command a terminal)")
+		return nil, nil, p, fmt.Errorf("the screen needs a terminal on stdin and stdout (`cockpit serve` runs an engine without one; `ssh -t` gives a remote command a terminal)")
 	}
-	return in, out, nil
+	if p, err = attach.LocalParams(in, readOnly); err != nil {
+		return nil, nil, p, err
+	}
+	p.Env = alerts.env(p.Env)
+	return in, out, p, nil
 }
 
 // dialScreen asks the engine at sock for a screen.

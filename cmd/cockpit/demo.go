@@ -15,7 +15,6 @@ import (
 	"github.com/okstra/cockpit/runtime/demo"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
-	"github.com/okstra/cockpit/tui/attach"
 )
 
 // DemoOptions are the flags of `demo`.
@@ -128,15 +127,10 @@ func demoHeadless(o *DemoOptions) error {
 // run a copy of the cockpit kept in the demo's dir, which the engine
 // removes when the run ends (unless --keep).
 func demoScreen(o *DemoOptions) error {
-	in, out, err := screenTerminal(o.IO)
+	in, out, p, err := screenParams(o.IO, false, o.Alerts)
 	if err != nil {
 		return err
 	}
-	p, err := attach.LocalParams(in, false)
-	if err != nil {
-		return err
-	}
-	p.Env = o.Alerts.env(p.Env)
 	d, err := newDemo(o)
 	if err != nil {
 		return err

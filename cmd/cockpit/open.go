@@ -10,7 +10,6 @@ import (
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/tui"
-	"github.com/okstra/cockpit/tui/attach"
 )
 
 // OpenOptions are the flags of `open`.
@@ -79,15 +78,10 @@ func openRun(o *OpenOptions) error {
 	if err != nil {
 		return err
 	}
-	in, out, err := screenTerminal(o.IO)
+	in, out, p, err := screenParams(o.IO, false, o.Alerts)
 	if err != nil {
 		return err
 	}
-	p, err := attach.LocalParams(in, false)
-	if err != nil {
-		return err
-	}
-	p.Env = o.Alerts.env(p.Env)
 	sock := control.SocketPath(run)
 	conn, hello, err := dialScreen(o.Ctx, sock, "open", p)
 	switch {
