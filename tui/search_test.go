@@ -180,6 +180,9 @@ func TestSearchFollowsOutput(t *testing.T) {
 	id := hs.open("codex-analyser-1", false, "keys", t.TempDir()+"/keys")
 	pv := hs.app.byID[id]
 	hs.waitDrawn()
+	// Until the program has its terminal in raw mode, the terminal itself
+	// would echo what is written (a second "needle").
+	hs.waitFor("the keys program", func() bool { return strings.Contains(hs.plain(), "keys ready") })
 	p, _ := hs.mgr.Get(id)
 	write := func(s string) {
 		if _, err := p.Write([]byte(s)); err != nil {
