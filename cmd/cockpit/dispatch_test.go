@@ -185,9 +185,6 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 			collects[l]++
 		}
 	}
-	if len(collects) != 3 {
-		t.Fatalf("want one phase-5-collect line per worker:\n%s", res.stdout)
-	}
 	for l, n := range collects {
 		if n != 1 {
 			t.Fatalf("%q printed %d times:\n%s", l, n, res.stdout)
@@ -200,9 +197,23 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	}
 	bg.Wait()
 	after := ledgerLines(t, root)
-	for _, l := range after[len(before):] {
+	added := after[len(before):]
+	for _, l := range added {
 		if strings.HasPrefix(l, "PROGRESS: phase-5-poll") {
 			t.Fatalf("team await recorded %q on a cli-wrapper run", l)
 		}
+	}
+	// Every worker's end is reported: by await, or — when the background
+	// worker-dispatch settled it and recorded its phase-5-collect first, a
+	// race the machine's load decides — in the ledger, which await then
+	// does not repeat (Collect). None is missed.
+	for _, w := range []string{"Codex worker", "Antigravity worker", "Claude worker"} {
+		line := "PROGRESS: phase-5-collect worker=" + w + " status=completed"
+		if collects[line] == 0 && !slices.Contains(added, line) {
+			t.Fatalf("no phase-5-collect for %s, neither from await nor in the ledger:\nawait:\n%s\nledger:\n%s", w, res.stdout, strings.Join(added, "\n"))
+		}
+	}
+	if len(collects) > 3 {
+		t.Fatalf("more phase-5-collect lines than workers:\n%s", res.stdout)
 	}
 }
