@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,9 +29,6 @@ const (
 	// (mode 2026) may stay unreported before it is drawn anyway, so a program
 	// that forgets to end its update cannot freeze its pane.
 	DefaultSyncTimeout = 150 * time.Millisecond
-	// DefaultTerm is the TERM a pane's program gets unless its Config sets one.
-	DefaultTerm = "xterm-256color"
-
 	// maxInput bounds the input queued for a program that is not reading, so
 	// a huge paste into a stuck program fails instead of growing memory.
 	maxInput = 16 << 20
@@ -69,9 +65,11 @@ type Config struct {
 	Argv []string
 	// Dir is the working directory; empty means the cockpit's.
 	Dir string
-	// Env is the program's environment; nil means the cockpit's own, less
-	// COLUMNS and LINES (the terminal size is the PTY's). TERM is set to
-	// DefaultTerm unless Env names one, and COCKPIT_PANE to the pane id.
+	// Env is the program's environment; nil means the cockpit's own.
+	// Either way the outer terminal's variables are left out (OuterTermVar:
+	// TERM, TMUX, KITTY_*, COLUMNS, ...) and the pane's own set: TERM is
+	// DefaultTerm, COLORTERM ColorTerm, TERM_PROGRAM TermProgram and
+	// COCKPIT_PANE the pane id.
 	Env []string
 	// Cols and Rows are the initial size; zero means 80 columns, 24 rows.
 	Cols, Rows int
@@ -242,38 +240,6 @@ func checkSize(cols, rows int) error {
 		return fmt.Errorf("invalid size %dx%d", cols, rows)
 	}
 	return nil
-}
-
-// paneEnv builds the program's environment.
-func paneEnv(env []string, id string) []string {
-	out := make([]string, 0, len(env)+2)
-	hasTerm := false
-	if env == nil {
-		for _, kv := range os.Environ() {
-			// The cockpit's TERM describes the outer terminal, not this
-			// pane's emulator, and COLUMNS/LINES would override the PTY size.
-			if envKey(kv, "TERM") || envKey(kv, "COLUMNS") || envKey(kv, "LINES") || envKey(kv, "COCKPIT_PANE") {
-				continue
-			}
-			out = append(out, kv)
-		}
-	} else {
-		for _, kv := range env {
-			if envKey(kv, "COCKPIT_PANE") {
-				continue
-			}
-			hasTerm = hasTerm || envKey(kv, "TERM")
-			out = append(out, kv)
-		}
-	}
-	if !hasTerm {
-		out = append(out, "TERM="+DefaultTerm)
-	}
-	return append(out, "COCKPIT_PANE="+id)
-}
-
-func envKey(kv, key string) bool {
-	return strings.HasPrefix(kv, key) && len(kv) > len(key) && kv[len(key)] == '='
 }
 
 // ID returns the pane id, e.g. "pane-3".

@@ -99,7 +99,7 @@ func TestEnvAndDir(t *testing.T) {
 	}
 	defer p.Close()
 	waitDone(t, p)
-	want := "xterm-256color|" + p.ID() + "|bar|" + dir
+	want := DefaultTerm + "|" + p.ID() + "|bar|" + dir
 	if got := screenText(p); got != want {
 		t.Fatalf("screen = %q, want %q", got, want)
 	}
@@ -473,5 +473,75 @@ func TestPaneProgramsStartWithDefaultSignals(t *testing.T) {
 				t.Fatalf("SIGHUP is not caught by this process (SigCgt %s, %v)", mask, err)
 			}
 		}
+	}
+}
+
+// outerEnv is what a cockpit started inside tmux inside kitty has.
+var outerEnv = []string{
+	"TERM=xterm-kitty", "COLORTERM=24bit", "TERM_PROGRAM=tmux", "TERM_PROGRAM_VERSION=3.3a",
+	"TMUX=/tmp/tmux-0/default,123,0", "TMUX_PANE=%3", "KITTY_WINDOW_ID=7", "KITTY_PID=99",
+	"KITTY_PUBLIC_KEY=1:abc", "WEZTERM_PANE=2", "WEZTERM_EXECUTABLE=/bin/wezterm",
+	"ITERM_SESSION_ID=w0t0p0", "ITERM_PROFILE=Default", "VTE_VERSION=7600", "WINDOWID=4194310",
+	"STY=123.pts-0.host", "WINDOW=1", "ZELLIJ=0", "ZELLIJ_SESSION_NAME=s", "ZELLIJ_PANE_ID=1",
+	"ALACRITTY_WINDOW_ID=1", "ALACRITTY_SOCKET=/tmp/a.sock", "COLORFGBG=15;0",
+	"TERMINFO=/usr/lib/kitty/terminfo", "TERM_SESSION_ID=w0t0", "LC_TERMINAL=iTerm2",
+	"GHOSTTY_RESOURCES_DIR=/g", "KONSOLE_VERSION=230800", "GNOME_TERMINAL_SCREEN=/org/x",
+	"WT_SESSION=abc", "COLUMNS=200", "LINES=50", "COCKPIT_PANE=pane-9",
+}
+
+// TestCleanTerminalEnv runs env(1) in a real pane, with the environment
+// given and with the cockpit's own, both full of the outer terminal's
+// variables: the program sees the pane's terminal and none of them.
+func TestCleanTerminalEnv(t *testing.T) {
+	keep := []string{"PATH=/usr/bin:/bin", "HOME=/home/x", "LANG=C.UTF-8", "NO_COLOR=1", "TMUX_TMPDIR=/tmp/tm", "MY_TERM=keep"}
+	for _, tc := range []struct {
+		name string
+		env  []string // nil: the cockpit's own
+	}{
+		{"Config.Env", append(append([]string{}, outerEnv...), keep...)},
+		{"the cockpit's environment", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env == nil {
+				for _, kv := range append(append([]string{}, outerEnv...), keep...) {
+					k, v, _ := strings.Cut(kv, "=")
+					t.Setenv(k, v)
+				}
+			}
+			m := NewManager()
+			p, err := m.Open(Config{Argv: []string{"env"}, Env: tc.env, Cols: 120, Rows: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			waitDone(t, p)
+			got := map[string]string{}
+			for _, l := range strings.Split(screenText(p), "\n") {
+				if k, v, ok := strings.Cut(l, "="); ok {
+					got[k] = v
+				}
+			}
+			for _, kv := range outerEnv {
+				k, _, _ := strings.Cut(kv, "=")
+				switch k {
+				case "TERM", "COLORTERM", "TERM_PROGRAM", "COCKPIT_PANE":
+					continue
+				}
+				if v, ok := got[k]; ok {
+					t.Errorf("the pane has the outer terminal's %s=%s", k, v)
+				}
+			}
+			for k, want := range map[string]string{"TERM": DefaultTerm, "COLORTERM": "truecolor", "TERM_PROGRAM": "cockpit", "COCKPIT_PANE": p.ID()} {
+				if got[k] != want {
+					t.Errorf("%s=%q, want %q", k, got[k], want)
+				}
+			}
+			for _, kv := range keep {
+				k, v, _ := strings.Cut(kv, "=")
+				if got[k] != v {
+					t.Errorf("%s=%q, want %q kept", k, got[k], v)
+				}
+			}
+		})
 	}
 }

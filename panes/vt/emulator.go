@@ -182,9 +182,11 @@ func newScreen(cols, rows int) screen {
 	return s
 }
 
-// reset is RIS: both screens cleared, modes and tabs to their defaults. The
-// scrollback is kept, as in xterm.
+// reset is RIS: both screens and the scrollback cleared, modes and tabs to
+// their defaults, as xterm's full reset (tmux 3.3a keeps its history, see
+// docs/EMULATOR.md). ScrollbackDropped does not go back, as with ED 3.
 func (e *Emulator) reset() {
+	e.sb.clear()
 	for i := range e.screens {
 		s := &e.screens[i]
 		for y := range s.lines {

@@ -798,3 +798,43 @@ func TestTableCaps(t *testing.T) {
 		t.Fatalf("%d links kept, cap %d", len(e.t.links), maxLinks)
 	}
 }
+
+func TestRISClearsScrollback(t *testing.T) {
+	e := New(10, 2)
+	feed(t, e, "a\r\nb\r\nc\r\nd")
+	if e.ScrollbackLen() != 2 {
+		t.Fatalf("scrollback %d lines, want 2", e.ScrollbackLen())
+	}
+	feed(t, e, "\x1bc")
+	if e.ScrollbackLen() != 0 {
+		t.Fatalf("RIS kept %d scrollback lines", e.ScrollbackLen())
+	}
+	wantScreen(t, e, "", "")
+	feed(t, e, "x\r\ny\r\nz")
+	if e.ScrollbackLen() != 1 || string(e.AppendScrollback(nil, 0, false)) != "x" {
+		t.Fatalf("scrollback after RIS and output: %d lines", e.ScrollbackLen())
+	}
+}
+
+func TestDECCOLM(t *testing.T) {
+	for _, seq := range []string{"\x1b[?3h", "\x1b[?3l"} {
+		e := New(6, 4)
+		feed(t, e, "ab\r\ncd\x1b[2;3r\x1b[4;5H"+seq)
+		wantScreen(t, e, "", "", "", "")
+		wantCursor(t, e, 0, 0)
+		if c, r := e.Size(); c != 6 || r != 4 {
+			t.Fatalf("%q: size %dx%d, want 6x4 kept", seq, c, r)
+		}
+		if e.ScrollbackLen() != 2 {
+			t.Fatalf("%q: scrollback %d, want the 2 used rows (as ED 2)", seq, e.ScrollbackLen())
+		}
+		// The margins are the whole screen again: four line feeds from
+		// the top scroll nothing off row 0 until the bottom.
+		feed(t, e, "1\r\n2\r\n3\r\n4")
+		wantScreen(t, e, "1", "2", "3", "4")
+	}
+	e := New(6, 2)
+	feed(t, e, "abcdef"+"\x1b[?3h") // a pending wrap ends
+	feed(t, e, "X")
+	wantScreen(t, e, "X", "")
+}

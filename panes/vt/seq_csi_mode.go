@@ -35,6 +35,8 @@ func (e *Emulator) setDECMode(mode int, on bool) {
 	switch mode {
 	case 1: // DECCKM
 		e.modes.AppCursor = on
+	case 3: // DECCOLM
+		e.setColumnMode()
 	case 6: // DECOM
 		e.origin = on
 		e.cup(1, 1)
@@ -96,6 +98,17 @@ func (e *Emulator) setDECMode(mode int, on bool) {
 	case 2026:
 		e.modes.SyncOutput = on
 	}
+}
+
+// setColumnMode is DECCOLM (set and reset alike): as a VT100 and xterm, the
+// screen is cleared, the margins reset and the cursor homed; the width stays
+// the pane's (the program's terminal size is the PTY's, not 80 or 132). The
+// clear is ED 2's, so the normal screen's text goes to the scrollback as in
+// tmux, which clears and homes but keeps the margins (docs/EMULATOR.md).
+func (e *Emulator) setColumnMode() {
+	e.top, e.bot = 0, e.rows-1
+	e.eraseDisplay(2)
+	e.x, e.y, e.wrapPending = 0, 0, false
 }
 
 // setAlt switches between the normal and the alternate screen.

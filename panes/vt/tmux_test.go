@@ -167,6 +167,12 @@ func normScreen(lines []string, cols, rows int) [][]normCell {
 
 // diffTmux compares our emulator after data with tmux's pane; "" when equal.
 func diffTmux(tm *tmuxServer, data []byte, cols, rows int) string {
+	return diffTmuxHistory(tm, data, cols, rows, true)
+}
+
+// diffTmuxHistory is diffTmux, comparing the scrollback with tmux's history
+// only when history is set.
+func diffTmuxHistory(tm *tmuxServer, data []byte, cols, rows int, history bool) string {
 	e := New(cols, rows)
 	_, _ = e.Write(data)
 	sc := tm.show(data, cols, rows)
@@ -195,7 +201,7 @@ func diffTmux(tm *tmuxServer, data []byte, cols, rows int) string {
 		}
 	}
 	// The newest scrollback lines against tmux's history.
-	if n := len(sc.history); n > 0 && !e.Modes().AltScreen {
+	if n := len(sc.history); history && n > 0 && !e.Modes().AltScreen {
 		if e.ScrollbackLen() < n {
 			d = append(d, fmt.Sprintf("scrollback has %d lines, tmux history %d", e.ScrollbackLen(), n))
 		} else {
@@ -367,5 +373,57 @@ func TestTmuxDepartures(t *testing.T) {
 	sc = tm.show([]byte("a\x1b[44m   \x1b[0m"), 8, 1)
 	if len(sc.styled) == 0 || strings.Contains(sc.styled[0], " ") {
 		t.Errorf("tmux styled capture = %q, pinned without the trailing blue blanks", sc.styled)
+	}
+}
+
+// TestTmuxResets compares RIS and DECCOLM with tmux: the screen, the cursor
+// and (for DECCOLM, whose clear is ED 2's) the history. Where tmux departs
+// from xterm and a VT100 — RIS keeps tmux's history, DECCOLM keeps its
+// margins — both sides are pinned.
+func TestTmuxResets(t *testing.T) {
+	tm := newTmux(t)
+	lines := ""
+	for i := range 9 {
+		lines += fmt.Sprintf("\x1b[3%dmline %d\x1b[m\r\n", i%8, i)
+	}
+	for _, tc := range []struct {
+		name    string
+		in      string
+		history bool
+	}{
+		{"DECCOLM set after output", lines + "abc\x1b[?3hX", true},
+		{"DECCOLM reset after output", lines + "abc\x1b[5;7H\x1b[?3lX\r\nY", true},
+		{"DECCOLM at a pending wrap", lines + "0123456789012345678\x1b[?3hX", true},
+		{"DECCOLM on the alternate screen", lines + "\x1b[?1049habc\r\ndef\x1b[?3hX\x1b[?1049l", true},
+		{"DECCOLM with origin mode", lines + "\x1b[?6h\x1b[?3hX", true},
+		{"RIS after output", lines + "abc\x1b[31m\x1bcX\r\nY", false},
+		{"RIS on the alternate screen", lines + "\x1b[?1049habc\x1bcX", false},
+	} {
+		if d := diffTmuxHistory(tm, []byte(tc.in), 20, 5, tc.history); d != "" {
+			t.Errorf("%s:\n%s", tc.name, d)
+		}
+	}
+
+	// RIS: xterm's full reset clears the saved lines; tmux keeps them.
+	in := lines + "abc\x1bcX"
+	e := New(20, 5)
+	_, _ = e.Write([]byte(in))
+	if n := e.ScrollbackLen(); n != 0 {
+		t.Errorf("RIS kept %d scrollback lines, want none", n)
+	}
+	if sc := tm.show([]byte(in), 20, 5); len(sc.history) < 9 || sc.history[0] != "line 0" {
+		t.Errorf("tmux history after RIS = %q, pinned: kept, from \"line 0\"", sc.history)
+	}
+
+	// DECCOLM resets the margins (VT100, xterm); tmux keeps them.
+	in = "\x1b[2;3r\x1b[?3hX\r\nY\r\nZ\r\nW"
+	e = New(20, 5)
+	_, _ = e.Write([]byte(in))
+	if got, want := screenText(e), "X\nY\nZ\nW\n"; got != want {
+		t.Errorf("DECCOLM with margins: vt shows %q, want %q", got, want)
+	}
+	sc := tm.show([]byte(in), 20, 5)
+	if got, pinned := strings.Join(sc.plain, "\n"), "X\nZ\nW\n\n"; strings.TrimRight(got, "\n") != strings.TrimRight(pinned, "\n") {
+		t.Errorf("DECCOLM with margins: tmux shows %q, pinned %q", got, pinned)
 	}
 }
