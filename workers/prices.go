@@ -7,36 +7,62 @@ import (
 
 // ServedPrice is the list price of a model a provider's CLI reports
 // serving: the name its token evidence carries, which is not always a
-// catalog row (claude's row "opus" runs "claude-opus-4-8-…"). Source says
-// where the price was read, and when.
+// catalog row (claude's row "sonnet" runs "claude-sonnet-5-5"). CacheWrite
+// and CacheWrite1h are the prices of writing input to a cache for 5
+// minutes and for an hour (USD per 1M tokens; 0: priced as input). Source
+// says where the price was read, and when.
 type ServedPrice struct {
-	Model   string
-	Pricing Pricing
-	Source  string
+	Model        string
+	Pricing      Pricing
+	CacheWrite   float64
+	CacheWrite1h float64
+	Source       string
 }
 
-// anthropicPricing is the page the claude prices come from.
-const anthropicPricing = "platform.claude.com/docs/en/about-claude/pricing, read 2026-12-01"
+// The pages the claude prices come from.
+const (
+	anthropicPricing = "platform.claude.com/docs/en/about-claude/pricing, read 2026-12-01"
+	sonnet5Page      = "platform.claude.com/docs/models/sonnet-5/overview, read 2026-12-01"
+	opus55Page       = "platform.claude.com/docs/models/opus-5-5/overview, read 2026-12-01"
+	// Sonnet 5.5's model page as stored gives $0.20 cache hits; Anthropic
+	// cut them to $0.10 on 2026-10-07, and claude-code 2.1.332 prices
+	// them so (its total_cost_usd for known usage, costBasis "list").
+	sonnet55Cut = "platform.claude.com/docs/models/sonnet-5-5/overview and the cache-read cut of 2026-10-07 (claude-code 2.1.332's own total_cost_usd), read 2026-12-01"
+)
 
-// claudeServed are the Claude models with a published list price
-// (input, cache hits, output in USD per 1M tokens; 5-minute cache writes
-// cost 1.25× input and are priced as input). Models whose price was not on
-// that page as read (Sonnet 5, Sonnet 5.5, Opus 5.5, Haiku 5.5, Fable)
-// are left out: unpriced, shown as "?".
+// claude prices a Claude model at Anthropic's list price: input, cache
+// hits, output in USD per 1M tokens; cache writes at 1.25× input for 5
+// minutes and 2× for an hour (the multipliers of every Claude model's
+// row on the pricing page).
+func claude(model string, in, cached, out float64, source string) ServedPrice {
+	return ServedPrice{model, Pricing{in, cached, out}, in * 1.25, in * 2, source}
+}
+
+// claudeServed are the Claude models with a published list price.
+// claude-code 2.1.332's aliases resolve to claude-opus-5-5 ("opus"),
+// claude-sonnet-5-5 ("sonnet") and claude-haiku-5-5 ("haiku"), as its
+// requests to the mock name them. Left out, unpriced ("?"): Haiku 5.5
+// (priced by each request's prompt length, which the totals do not keep),
+// Fable 5.2 (no cache-read price found), Mythos.
 var claudeServed = []ServedPrice{
-	{"claude-opus-5", Pricing{5, 0.50, 25}, anthropicPricing},
-	{"claude-opus-4-8", Pricing{5, 0.50, 25}, anthropicPricing},
-	{"claude-opus-4-7", Pricing{5, 0.50, 25}, anthropicPricing},
-	{"claude-opus-4-6", Pricing{5, 0.50, 25}, anthropicPricing},
-	{"claude-opus-4-5", Pricing{5, 0.50, 25}, anthropicPricing},
-	{"claude-opus-4-1", Pricing{15, 1.50, 75}, anthropicPricing},
-	{"claude-opus-4-0", Pricing{15, 1.50, 75}, anthropicPricing},
-	{"claude-opus-4", Pricing{15, 1.50, 75}, anthropicPricing},
-	{"claude-sonnet-4-6", Pricing{3, 0.30, 15}, anthropicPricing},
-	{"claude-sonnet-4-5", Pricing{3, 0.30, 15}, anthropicPricing},
-	{"claude-sonnet-4-0", Pricing{3, 0.30, 15}, anthropicPricing},
-	{"claude-sonnet-4", Pricing{3, 0.30, 15}, anthropicPricing},
-	{"claude-haiku-4-5", Pricing{1, 0.10, 5}, anthropicPricing},
+	claude("claude-fable-5-1", 10, 0.25, 50, anthropicPricing),
+	claude("claude-fable-5", 10, 1, 50, anthropicPricing),
+	claude("claude-opus-5-5", 4, 0.20, 20, opus55Page),
+	claude("claude-opus-5", 5, 0.50, 25, anthropicPricing),
+	claude("claude-opus-4-8", 5, 0.50, 25, anthropicPricing),
+	claude("claude-opus-4-7", 5, 0.50, 25, anthropicPricing),
+	claude("claude-opus-4-6", 5, 0.50, 25, anthropicPricing),
+	claude("claude-opus-4-5", 5, 0.50, 25, anthropicPricing),
+	claude("claude-opus-4-1", 15, 1.50, 75, anthropicPricing),
+	claude("claude-opus-4-0", 15, 1.50, 75, anthropicPricing),
+	claude("claude-opus-4", 15, 1.50, 75, anthropicPricing),
+	claude("claude-sonnet-5-5", 2, 0.10, 10, sonnet55Cut),
+	claude("claude-sonnet-5", 2, 0.20, 10, sonnet5Page),
+	claude("claude-sonnet-4-6", 3, 0.30, 15, anthropicPricing),
+	claude("claude-sonnet-4-5", 3, 0.30, 15, anthropicPricing),
+	claude("claude-sonnet-4-0", 3, 0.30, 15, anthropicPricing),
+	claude("claude-sonnet-4", 3, 0.30, 15, anthropicPricing),
+	claude("claude-haiku-4-5", 1, 0.10, 5, anthropicPricing),
 }
 
 // simPricing prices the sim provider's simulated tokens at codex
@@ -69,16 +95,45 @@ func (p *Provider) PriceOf(model string) *Pricing {
 		pr := *p.acceptPricing
 		return &pr
 	}
-	var best *Pricing
-	bestLen := 0
-	for _, s := range p.Served {
-		if s.Model == model {
-			pr := s.Pricing
-			return &pr
+	if s := p.served(model); s != nil {
+		pr := s.Pricing
+		return &pr
+	}
+	return nil
+}
+
+// CacheWriteOf is the price of writing model's input to a cache for 5
+// minutes and for an hour, in USD per 1M tokens, when the provider knows
+// them apart from the input price (a served model's); ok is false
+// otherwise (a row's price, or none: cache writes are then priced as
+// input).
+func (p *Provider) CacheWriteOf(model string) (min5, hour float64, ok bool) {
+	for _, m := range p.Models {
+		if (m.ExecutionValue == model || m.ID == model) && m.Pricing != nil {
+			return 0, 0, false
 		}
-		if rest, ok := strings.CutPrefix(model, s.Model+"-"); ok && snapshotRE.MatchString(rest) && len(s.Model) > bestLen {
-			pr := s.Pricing
-			best, bestLen = &pr, len(s.Model)
+	}
+	if s := p.served(model); s != nil && s.CacheWrite > 0 {
+		hour = s.CacheWrite1h
+		if hour == 0 {
+			hour = s.CacheWrite
+		}
+		return s.CacheWrite, hour, true
+	}
+	return 0, 0, false
+}
+
+// served is the served model that model names, exactly or as a dated
+// snapshot (the longest such name); nil when none.
+func (p *Provider) served(model string) *ServedPrice {
+	var best *ServedPrice
+	for i := range p.Served {
+		s := &p.Served[i]
+		if s.Model == model {
+			return s
+		}
+		if rest, ok := strings.CutPrefix(model, s.Model+"-"); ok && snapshotRE.MatchString(rest) && (best == nil || len(s.Model) > len(best.Model)) {
+			best = s
 		}
 	}
 	return best

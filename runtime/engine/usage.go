@@ -143,7 +143,8 @@ func (c *Engine) usageView() map[string]view.Usage {
 	}
 	out := make(map[string]view.Usage, len(sums))
 	for id, s := range sums {
-		out[id] = view.Usage{Input: s.Input, Cached: s.Cached, Output: s.Output, Model: s.Model, CostUSD: s.CostUSD, Priced: s.Priced, Source: s.Source}
+		out[id] = view.Usage{Input: s.Input, Cached: s.Cached, Output: s.Output, CacheWrite: s.CacheWrite, Model: s.Model,
+			CostUSD: s.CostUSD, Priced: s.Priced, CostSource: s.CostSource, ListUSD: s.ListUSD, ListPriced: s.ListPriced, Source: s.Source}
 	}
 	return out
 }

@@ -39,23 +39,45 @@ type RunView struct {
 	Err string
 }
 
-// Usage is one worker's token use and what it cost.
+// Usage is one worker's token use and what it cost (docs/COST.md).
 type Usage struct {
-	Input  int64 `json:"input"`  // input tokens not read from a cache, cache writes included (priced as input)
+	Input  int64 `json:"input"`  // input tokens not read from a cache, cache writes included
 	Cached int64 `json:"cached"` // input tokens read from a cache
 	Output int64 `json:"output"` // output tokens, reasoning included
+	// CacheWrite is how many of Input were written to a cache (claude,
+	// kimi), priced at the model's cache-write price when it has one.
+	CacheWrite int64 `json:"cacheWrite,omitempty"`
 	// Model is the model the evidence names (may differ from the
 	// dispatch's when the CLI says so).
 	Model string `json:"model,omitempty"`
-	// CostUSD is the price of the tokens above, when Priced.
+	// CostUSD is the cost to show, when Priced: the CLI's own figure when
+	// CostSource is CostCLI, else the catalog's price of the tokens.
 	CostUSD float64 `json:"costUsd,omitempty"`
-	// Priced is false when no price is known for Model: the screen shows
-	// "?", never a made-up figure.
+	// Priced is false when the cost is not known (no CLI figure, and no
+	// price for a model that used tokens): the screen shows "?", never a
+	// made-up figure.
 	Priced bool `json:"priced"`
+	// CostSource says where CostUSD comes from: CostCLI (the CLI reported
+	// it: claude's total_cost_usd; a screen may mark it as the CLI's) or
+	// CostCatalog (list prices); "" when unpriced.
+	CostSource string `json:"costSource,omitempty"`
+	// ListUSD is the tokens at the catalog's list prices, when ListPriced;
+	// equal to CostUSD when CostSource is CostCatalog.
+	ListUSD    float64 `json:"listUsd,omitempty"`
+	ListPriced bool    `json:"listPriced,omitempty"`
 	// Source names the evidence read ("claude session", "codex rollout",
-	// "stream-json", "kimi wire"); docs/COST.md.
+	// "stream-json", "gemini chat", "kimi wire"); docs/COST.md.
 	Source string `json:"source,omitempty"`
 }
+
+// Where a Usage's cost comes from (Usage.CostSource).
+const (
+	CostCatalog = "catalog" // the tokens at the catalog's list prices
+	CostCLI     = "cli"     // the CLI's own report of what the run cost
+)
+
+// CLICost says whether the cost shown is the CLI's own figure.
+func (u Usage) CLICost() bool { return u.CostSource == CostCLI }
 
 // TotalCost sums the priced workers' cost; unpriced is how many workers
 // used tokens at no known price (the total is then a lower bound, shown

@@ -2,9 +2,11 @@ package usage
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +20,7 @@ type Homes struct {
 	Claude string // $CLAUDE_CONFIG_DIR, else ~/.claude
 	Codex  string // $CODEX_HOME, else ~/.codex
 	Kimi   string // $KIMI_SHARE_DIR, else ~/.kimi
+	Gemini string // $GEMINI_CLI_HOME/.gemini, else ~/.gemini
 }
 
 // HomesFromEnv resolves Homes from getenv (os.Getenv) and the home
@@ -33,7 +36,11 @@ func HomesFromEnv(getenv func(string) string) Homes {
 		}
 		return filepath.Join(home, dflt)
 	}
-	return Homes{Claude: pick("CLAUDE_CONFIG_DIR", ".claude"), Codex: pick("CODEX_HOME", ".codex"), Kimi: pick("KIMI_SHARE_DIR", ".kimi")}
+	gemini := filepath.Join(home, ".gemini")
+	if v := getenv("GEMINI_CLI_HOME"); v != "" {
+		gemini = filepath.Join(v, ".gemini")
+	}
+	return Homes{Claude: pick("CLAUDE_CONFIG_DIR", ".claude"), Codex: pick("CODEX_HOME", ".codex"), Kimi: pick("KIMI_SHARE_DIR", ".kimi"), Gemini: gemini}
 }
 
 var notAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
@@ -75,11 +82,13 @@ func (h Homes) KimiWorkDir(cwd string) string {
 }
 
 // codexSessionRE finds the session id codex exec prints in its header
-// ("session id: 0199a213-81c0-7800-8aa1-bbab2a035a53").
+// ("session id: 0199a213-81c0-7800-8aa1-bbab2a035a53"), in text with its
+// terminal escapes removed: under a PTY codex writes the label in bold,
+// "\x1b[1msession id:\x1b[0m 0199…".
 var codexSessionRE = regexp.MustCompile(`session id: ([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`)
 
 // CodexSessionFromLog reads the session id codex exec printed near the
-// top of its log; "" when it is not there (yet).
+// top of its log (the first 32 KiB); "" when it is not there (yet).
 func CodexSessionFromLog(log string) string {
 	f, err := os.Open(log)
 	if err != nil {
@@ -87,11 +96,76 @@ func CodexSessionFromLog(log string) string {
 	}
 	defer f.Close()
 	buf := make([]byte, 32<<10)
-	n, _ := f.Read(buf)
-	if m := codexSessionRE.FindSubmatch(buf[:n]); m != nil {
+	n, _ := io.ReadFull(f, buf)
+	if m := codexSessionRE.FindSubmatch(StripEscapes(buf[:n])); m != nil {
 		return strings.ToLower(string(m[1]))
 	}
 	return ""
+}
+
+// StripEscapes returns b without its terminal escape sequences: CSI
+// (ESC [ … final byte), OSC, DCS, APC, PM and SOS strings (ended by BEL
+// or ESC \), and the other ESC sequences (ESC =, ESC ( B). A sequence cut off at the end of
+// b is dropped. b is not changed; when it holds no ESC it is returned as
+// is.
+func StripEscapes(b []byte) []byte {
+	i := bytes.IndexByte(b, 0x1b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i >= 0 {
+		out = append(out, b[:i]...)
+		b = b[i+1:]
+		if len(b) == 0 {
+			break
+		}
+		switch c := b[0]; c {
+		case '[':
+			j := 1
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			b = b[min(j+1, len(b)):]
+		case ']', 'P', '_', '^', 'X':
+			j := 1
+			for j < len(b) && b[j] != 0x07 && !(b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\') {
+				j++
+			}
+			switch {
+			case j >= len(b):
+				b = nil
+			case b[j] == 0x07:
+				b = b[j+1:]
+			default:
+				b = b[j+2:]
+			}
+		default: // ESC, intermediates (ESC ( B), a final byte
+			j := 0
+			for j < len(b) && b[j] >= 0x20 && b[j] <= 0x2f {
+				j++
+			}
+			b = b[min(j+1, len(b)):]
+		}
+		i = bytes.IndexByte(b, 0x1b)
+	}
+	return append(out, b...)
+}
+
+// firstLine reads path's first line, of any length up to maxLine; ok is
+// false when the file holds no whole line (yet).
+func firstLine(path string) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.LimitReader(f, maxLine), 64<<10)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, false
+	}
+	return line, true
 }
 
 // IsRollout says whether name is a codex rollout file name.
@@ -107,17 +181,12 @@ type RolloutMeta struct {
 	At  time.Time
 }
 
-// ReadRolloutMeta reads a rollout's first line; ok is false when it is
-// not (yet) a session_meta line.
+// ReadRolloutMeta reads a rollout's first line, of any length (codex
+// 0.171's session_meta line carries the base instructions: over 20 KiB);
+// ok is false when it is not (yet) a whole session_meta line.
 func ReadRolloutMeta(path string) (RolloutMeta, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return RolloutMeta{}, false
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 16<<10)
-	line, err := r.ReadSlice('\n')
-	if err != nil {
+	line, ok := firstLine(path)
+	if !ok {
 		return RolloutMeta{}, false
 	}
 	var l struct {

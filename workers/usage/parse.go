@@ -26,6 +26,11 @@ const (
 	// KimiWire is kimi-cli's wire.jsonl: StatusUpdate messages with a
 	// token_usage per model call.
 	KimiWire
+	// GeminiChat is gemini-cli's chat recording,
+	// ~/.gemini/tmp/<project>/chats/session-*.jsonl: a metadata line, then
+	// one line per message written, a message written again (same id)
+	// whenever it changes; gemini messages carry tokens and model.
+	GeminiChat
 )
 
 func (f Format) String() string {
@@ -38,6 +43,8 @@ func (f Format) String() string {
 		return "stream-json"
 	case KimiWire:
 		return "kimi wire"
+	case GeminiChat:
+		return "gemini chat"
 	}
 	return "unknown"
 }
@@ -52,6 +59,8 @@ func (f Format) accumulator() accumulator {
 		return &streamAcc{claude: claudeAcc{msgs: map[string]msgUsage{}}}
 	case KimiWire:
 		return &kimiAcc{msgs: map[string]Tokens{}}
+	case GeminiChat:
+		return &geminiChatAcc{msgs: map[string]msgUsage{}}
 	}
 	return &claudeAcc{msgs: map[string]msgUsage{}}
 }
@@ -60,26 +69,33 @@ func (f Format) accumulator() accumulator {
 type Tokens struct {
 	Input      int64 // input not read from a cache
 	CacheRead  int64 // input read from a cache
-	CacheWrite int64 // input written to a cache (claude, kimi)
-	Output     int64 // output, reasoning included
+	CacheWrite int64 // input written to a cache (claude, kimi, codex)
+	// CacheWrite1h is how many of CacheWrite were written to claude's
+	// 1-hour cache (billed at 2× input, the 5-minute cache at 1.25×).
+	CacheWrite1h int64
+	Output       int64 // output, reasoning included
 }
 
 func (t Tokens) add(u Tokens) Tokens {
-	return Tokens{t.Input + u.Input, t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite, t.Output + u.Output}
+	return Tokens{t.Input + u.Input, t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite, t.CacheWrite1h + u.CacheWrite1h, t.Output + u.Output}
 }
 
 func (t Tokens) sub(u Tokens) Tokens {
-	return Tokens{t.Input - u.Input, t.CacheRead - u.CacheRead, t.CacheWrite - u.CacheWrite, t.Output - u.Output}
+	return Tokens{t.Input - u.Input, t.CacheRead - u.CacheRead, t.CacheWrite - u.CacheWrite, t.CacheWrite1h - u.CacheWrite1h, t.Output - u.Output}
 }
 
-// Sum is every token counted.
+// Sum is every token counted (CacheWrite1h is part of CacheWrite).
 func (t Tokens) Sum() int64 { return t.Input + t.CacheRead + t.CacheWrite + t.Output }
 
 // Totals are a worker's tokens so far, by the model the evidence names (""
-// when it names none), and the model named last.
+// when it names none), and the model named last. CLICost is set when the
+// CLI itself reported what the run cost (claude's result event
+// total_cost_usd): CLICostUSD is then its figure.
 type Totals struct {
-	ByModel map[string]Tokens
-	Last    string
+	ByModel    map[string]Tokens
+	Last       string
+	CLICost    bool
+	CLICostUSD float64
 }
 
 // All sums every model's tokens.
@@ -108,16 +124,24 @@ func jsonStart(line []byte) []byte {
 	return line[i:]
 }
 
-// claudeUsage is the usage object of the Anthropic API.
+// claudeUsage is the usage object of the Anthropic API; cache_creation
+// splits the cache writes by cache lifetime.
 type claudeUsage struct {
-	Input       int64 `json:"input_tokens"`
-	CacheCreate int64 `json:"cache_creation_input_tokens"`
-	CacheRead   int64 `json:"cache_read_input_tokens"`
-	Output      int64 `json:"output_tokens"`
+	Input         int64 `json:"input_tokens"`
+	CacheCreate   int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	CacheCreation *struct {
+		Hour int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 func (u claudeUsage) tokens() Tokens {
-	return Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+	t := Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+	if c := u.CacheCreation; c != nil {
+		t.CacheWrite1h = min(c.Hour, u.CacheCreate)
+	}
+	return t
 }
 
 type msgUsage struct {
@@ -132,19 +156,29 @@ type claudeAcc struct {
 	msgs map[string]msgUsage
 	n    int // lines without an id
 	last string
+	// cost is the CLI's total of the last cost-state line (session
+	// transcripts), valid while no message came after it.
+	cost   float64
+	costOK bool
 }
 
 var (
-	kwUsage  = []byte(`"usage"`)
-	kwResult = []byte(`"result"`)
-	kwInit   = []byte(`"init"`)
+	kwUsage     = []byte(`"usage"`)
+	kwResult    = []byte(`"result"`)
+	kwInit      = []byte(`"init"`)
+	kwCostState = []byte(`"cost-state"`)
 )
 
 type claudeLine struct {
-	Type      string `json:"type"`
-	RequestID string `json:"requestId"`
-	UUID      string `json:"uuid"`
-	Message   *struct {
+	Type string `json:"type"`
+	// TotalCost and UnknownCost are a cost-state line's (claude-code
+	// 2.1's transcripts): the CLI's cost of the session so far, and
+	// whether a model it could not price took part.
+	TotalCost   *float64 `json:"totalCostUSD"`
+	UnknownCost bool     `json:"hasUnknownModelCost"`
+	RequestID   string   `json:"requestId"`
+	UUID        string   `json:"uuid"`
+	Message     *struct {
 		ID    string       `json:"id"`
 		Model string       `json:"model"`
 		Usage *claudeUsage `json:"usage"`
@@ -152,12 +186,24 @@ type claudeLine struct {
 }
 
 func (a *claudeAcc) line(b []byte) bool {
-	if !bytes.Contains(b, kwUsage) {
+	cost := bytes.Contains(b, kwCostState)
+	if !cost && !bytes.Contains(b, kwUsage) {
 		return false
 	}
 	var l claudeLine
 	if json.Unmarshal(jsonStart(b), &l) != nil {
 		return false
+	}
+	if cost && l.Type == "cost-state" {
+		ok := l.TotalCost != nil && !l.UnknownCost
+		if ok == a.costOK && (!ok || *l.TotalCost == a.cost) {
+			return false
+		}
+		a.costOK = ok
+		if ok {
+			a.cost = *l.TotalCost
+		}
+		return true
 	}
 	return a.take(l)
 }
@@ -184,6 +230,7 @@ func (a *claudeAcc) take(l claudeLine) bool {
 		return false
 	}
 	a.msgs[key] = msgUsage{model, t}
+	a.costOK = false // the CLI's figure no longer covers every message
 	return true
 }
 
@@ -192,7 +239,7 @@ func (a *claudeAcc) totals() Totals {
 	for _, m := range a.msgs {
 		by[m.model] = by[m.model].add(m.t)
 	}
-	return Totals{ByModel: by, Last: a.last}
+	return Totals{ByModel: by, Last: a.last, CLICost: a.costOK, CLICostUSD: a.cost}
 }
 
 // codexAcc attributes each growth of the cumulative total_token_usage to
@@ -206,6 +253,7 @@ type codexAcc struct {
 type codexUsage struct {
 	Input     int64 `json:"input_tokens"`
 	Cached    int64 `json:"cached_input_tokens"`
+	CacheW    int64 `json:"cache_write_input_tokens"` // codex 0.171`
 	Output    int64 `json:"output_tokens"`
 	Reasoning int64 `json:"reasoning_output_tokens"`
 }
@@ -246,9 +294,9 @@ func (a *codexAcc) line(b []byte) bool {
 		return false
 	}
 	u := l.Payload.Info.Total
-	// OpenAI counts cached input inside input_tokens and reasoning inside
-	// output_tokens.
-	cur := Tokens{Input: u.Input - u.Cached, CacheRead: u.Cached, Output: u.Output}
+	// OpenAI counts cached input (and, taken to be like it, cache
+	// writes) inside input_tokens and reasoning inside output_tokens.
+	cur := Tokens{Input: u.Input - u.Cached - u.CacheW, CacheRead: u.Cached, CacheWrite: u.CacheW, Output: u.Output}
 	d := cur.sub(a.prev)
 	if d == (Tokens{}) {
 		return false
@@ -278,6 +326,7 @@ type streamLine struct {
 	SessionID string                 `json:"session_id"`
 	Usage     *claudeUsage           `json:"usage"`
 	ModelUse  map[string]claudeModel `json:"modelUsage"`
+	CostUSD   *float64               `json:"total_cost_usd"`
 	Stats     *geminiStats           `json:"stats"`
 }
 
@@ -287,23 +336,52 @@ type claudeModel struct {
 	Output      int64 `json:"outputTokens"`
 	CacheRead   int64 `json:"cacheReadInputTokens"`
 	CacheCreate int64 `json:"cacheCreationInputTokens"`
+	CacheHour   int64 `json:"cacheCreationEphemeral1hInputTokens"`
 }
 
-// geminiStats is the stats of gemini's stream-json result event (totals
-// over its models) or of its --output-format json object (per model).
+// geminiStats is the stats of gemini's stream-json result event: the
+// totals over its models and (gemini-cli 0.61) the same counts per model.
+// input_tokens is the prompt, cached included; output_tokens leaves the
+// thoughts out, which total_tokens counts (billed as output).
 type geminiStats struct {
+	geminiCounts
+	Models map[string]geminiModelStats `json:"models"`
+}
+
+type geminiCounts struct {
 	Total  int64 `json:"total_tokens"`
-	Input  int64 `json:"input_tokens"` // prompt tokens, cached included
+	Input  int64 `json:"input_tokens"`
 	Output int64 `json:"output_tokens"`
 	Cached int64 `json:"cached"`
-	Models map[string]struct {
-		Tokens struct {
-			Prompt     int64 `json:"prompt"`
-			Candidates int64 `json:"candidates"`
-			Cached     int64 `json:"cached"`
-			Thoughts   int64 `json:"thoughts"`
-		} `json:"tokens"`
-	} `json:"models"`
+}
+
+// tokens counts the thoughts (total − input − output) as output.
+func (s geminiCounts) tokens() Tokens {
+	out := s.Output
+	if extra := s.Total - s.Input - s.Output; extra > 0 {
+		out += extra
+	}
+	return Tokens{Input: s.Input - s.Cached, CacheRead: s.Cached, Output: out}
+}
+
+// geminiModelStats is one model's entry: stream-json's flat counts, or
+// the `tokens` object of --output-format json's stats.
+type geminiModelStats struct {
+	geminiCounts
+	Tokens *struct {
+		Prompt     int64 `json:"prompt"`
+		Candidates int64 `json:"candidates"`
+		Cached     int64 `json:"cached"`
+		Thoughts   int64 `json:"thoughts"`
+		Tool       int64 `json:"tool"`
+	} `json:"tokens"`
+}
+
+func (m geminiModelStats) tokens() Tokens {
+	if t := m.Tokens; t != nil {
+		return Tokens{Input: t.Prompt - t.Cached + t.Tool, CacheRead: t.Cached, Output: t.Candidates + t.Thoughts}
+	}
+	return m.geminiCounts.tokens()
 }
 
 func (a *streamAcc) line(b []byte) bool {
@@ -350,34 +428,34 @@ func (a *streamAcc) result(l streamLine) (Totals, bool) {
 	switch {
 	case len(l.ModelUse) > 0:
 		for m, u := range l.ModelUse {
-			by[m] = Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, Output: u.Output}
+			by[m] = Tokens{Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheCreate, CacheWrite1h: min(u.CacheHour, u.CacheCreate), Output: u.Output}
 		}
 	case l.Usage != nil:
 		by[last] = l.Usage.tokens()
 	case l.Stats != nil && len(l.Stats.Models) > 0:
+		// The models that served the run: Price names the one with
+		// most tokens.
+		last = ""
 		for m, s := range l.Stats.Models {
-			t := s.Tokens
-			by[m] = Tokens{Input: t.Prompt - t.Cached, CacheRead: t.Cached, Output: t.Candidates + t.Thoughts}
-			last = m
+			by[m] = by[m].add(s.tokens())
 		}
 	case l.Stats != nil:
-		s := l.Stats
-		out := s.Output
-		// The total counts thoughts (billed as output) that
-		// output_tokens leaves out.
-		if extra := s.Total - s.Input - s.Output; extra > 0 {
-			out += extra
-		}
-		by[last] = Tokens{Input: s.Input - s.Cached, CacheRead: s.Cached, Output: out}
+		by[last] = l.Stats.geminiCounts.tokens()
 	default:
 		return Totals{}, false
 	}
-	return Totals{ByModel: by, Last: last}, true
+	t := Totals{ByModel: by, Last: last}
+	if l.CostUSD != nil {
+		t.CLICost, t.CLICostUSD = true, *l.CostUSD
+	}
+	return t, true
 }
 
 func (a *streamAcc) totals() Totals {
 	if a.final != nil {
-		return Totals{ByModel: maps.Clone(a.final.ByModel), Last: a.final.Last}
+		t := *a.final
+		t.ByModel = maps.Clone(t.ByModel)
+		return t
 	}
 	t := a.claude.totals()
 	if t.Last == "" {

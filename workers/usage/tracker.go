@@ -44,7 +44,12 @@ type Tracker struct {
 	dirs    map[string]Format      // directories where evidence appears
 	claimed map[string]bool        // evidence files tied to a worker
 	metas   map[string]RolloutMeta // rollouts' first lines, read once
-	sums    map[string]Summary
+	gmetas  map[string]GeminiChatMeta
+	// registries are gemini's project registries that gemini workers
+	// wait on: gemini names a project's directory there at its first
+	// start in it.
+	registries map[string]bool
+	sums       map[string]Summary
 }
 
 type tracked struct {
@@ -54,6 +59,10 @@ type tracked struct {
 	dir    string    // where an unknown file will appear (codex, kimi)
 	sessID string    // codex: the session id its log printed
 	logLen int64     // codex: the log's size when it was last searched for one
+	// idOnArgv says the CLI was given d.SessionID (its argv passes
+	// {sessionId}): its evidence names that id.
+	idOnArgv bool
+	waitReg  bool // gemini: its project is not in gemini's registry yet
 }
 
 // NewTracker makes a tracker pricing with cat (nil: everything unpriced)
@@ -62,6 +71,7 @@ func NewTracker(cat *workers.Catalog, homes Homes) *Tracker {
 	return &Tracker{
 		cat: cat, homes: homes, ds: map[string]*tracked{}, files: map[string][]*tracked{},
 		dirs: map[string]Format{}, claimed: map[string]bool{}, metas: map[string]RolloutMeta{}, sums: map[string]Summary{},
+		gmetas: map[string]GeminiChatMeta{}, registries: map[string]bool{},
 	}
 }
 
@@ -99,8 +109,24 @@ func (t *Tracker) evidence(d Dispatch) (f Format, path string, dirs []string, ok
 		return CodexRollout, "", ds, true
 	case cli == "kimi":
 		return KimiWire, "", []string{t.homes.KimiWorkDir(d.Cwd)}, true
+	case cli == "gemini":
+		// No dirs when gemini has not registered the project yet:
+		// Add waits on the registry.
+		if dir := t.homes.GeminiChatsDir(d.Cwd); dir != "" {
+			return GeminiChat, "", []string{dir}, true
+		}
+		return GeminiChat, "", nil, true
 	}
 	return 0, "", nil, false
+}
+
+// onArgv says whether provider's argv passes the session id.
+func (t *Tracker) onArgv(provider string) bool {
+	if t.cat == nil {
+		return false
+	}
+	p, err := t.cat.Provider(provider)
+	return err == nil && slices.Contains(p.Command, "{sessionId}")
 }
 
 // Add starts following d (once; a second Add of the same id does
@@ -113,10 +139,16 @@ func (t *Tracker) Add(d Dispatch) []Watch {
 		return nil
 	}
 	format, path, dirs, ok := t.evidence(d)
-	w := &tracked{d: d, format: format}
+	w := &tracked{d: d, format: format, idOnArgv: d.SessionID != "" && t.onArgv(d.Provider)}
 	t.ds[d.ID] = w
 	if !ok {
 		return nil
+	}
+	if format == GeminiChat && len(dirs) == 0 {
+		w.waitReg = true
+		reg := t.homes.GeminiRegistry()
+		t.registries[reg] = true
+		return []Watch{{Path: reg}}
 	}
 	if path != "" {
 		t.follow(w, path)
@@ -182,6 +214,9 @@ func (t *Tracker) Changed(path string) (changed bool, more []Watch) {
 		}
 		return changed, nil
 	}
+	if t.registries[path] {
+		return t.registryChanged()
+	}
 	if _, ok := t.dirs[filepath.Dir(path)]; !ok || t.claimed[path] {
 		return false, nil
 	}
@@ -214,8 +249,84 @@ func (t *Tracker) associate(entry string) string {
 		return t.associateRollout(entry, waiting)
 	case KimiWire:
 		return t.associateKimi(entry, waiting)
+	case GeminiChat:
+		return t.associateGemini(entry, waiting)
 	}
 	return ""
+}
+
+// registryChanged looks up the chats directory of every gemini worker
+// waiting for its project to be registered, and ties the chats already
+// there. It returns the directories (and files) to watch.
+func (t *Tracker) registryChanged() (changed bool, more []Watch) {
+	for _, w := range t.ds {
+		if !w.waitReg {
+			continue
+		}
+		dir := t.homes.GeminiChatsDir(w.d.Cwd)
+		if dir == "" {
+			continue
+		}
+		w.waitReg, w.dir = false, dir
+		t.dirs[dir] = GeminiChat
+		more = append(more, Watch{Path: dir, Dir: true})
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
+				changed = true
+				more = append(more, Watch{Path: got})
+			}
+		}
+	}
+	return changed, more
+}
+
+// associateGemini ties a gemini chat recording to a worker: by the
+// session id its first line names, for a worker whose CLI was given its
+// id; else to the earliest waiting worker of that directory (the
+// project hash) that started before the chat did.
+func (t *Tracker) associateGemini(path string, waiting []*tracked) string {
+	if !IsGeminiChat(path) {
+		return ""
+	}
+	meta, ok := t.gmetas[path]
+	if !ok {
+		if meta, ok = ReadGeminiChatMeta(path); !ok {
+			return "" // not written yet: looked at again on its next event
+		}
+		t.gmetas[path] = meta
+	}
+	if meta.Kind == "subagent" {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	for _, w := range waiting {
+		if w.format == GeminiChat && w.dir == dir && w.idOnArgv && w.d.SessionID == meta.SessionID {
+			t.follow(w, path)
+			return path
+		}
+	}
+	for _, w := range waiting {
+		if w.format != GeminiChat || w.dir != dir || w.idOnArgv || !sameProject(meta.ProjectHash, w.d.Cwd) {
+			continue
+		}
+		if !meta.Start.IsZero() && !w.d.Started.IsZero() && meta.Start.Before(w.d.Started.Add(-5*time.Second)) {
+			continue
+		}
+		t.follow(w, path)
+		return path
+	}
+	return ""
+}
+
+// sameProject says whether hash is gemini's project hash of cwd (as
+// given, or with its symbolic links resolved).
+func sameProject(hash, cwd string) bool {
+	if hash == GeminiProjectHash(cwd) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	return err == nil && hash == GeminiProjectHash(real)
 }
 
 // associateRollout ties a codex rollout to a worker: by the session id
@@ -306,6 +417,15 @@ func (t *Tracker) Settled(id string) []Watch {
 		return nil
 	}
 	if w.f != nil {
+		if w.format == ClaudeSession && w.d.Provider != workers.SimProviderID && w.f.Offset() == 0 {
+			// Its transcript was not where it was looked for when the
+			// worker was first seen: it ran in another directory (a
+			// worktree) whose transcript appeared later. Look once more.
+			if other := t.homes.FindClaudeSession(w.d.SessionID); other != "" && other != w.f.Path {
+				t.unfollow(w)
+				t.follow(w, other)
+			}
+		}
 		if c, _ := w.f.Update(); c {
 			t.price(w)
 		}
@@ -316,10 +436,14 @@ func (t *Tracker) Settled(id string) []Watch {
 		}
 		return nil
 	}
-	if w.dir == "" {
-		return nil
-	}
 	var out []Watch
+	if w.waitReg {
+		_, out = t.registryChanged()
+		w.waitReg = false
+	}
+	if w.dir == "" {
+		return out
+	}
 	for dir, f := range t.dirs {
 		if f != w.format {
 			continue

@@ -157,10 +157,10 @@ func TestTrackKimi(t *testing.T) {
 }
 
 // TestTrackNone: providers that leave no evidence the cockpit reads
-// (grok; gemini without stream-json) add nothing to watch.
+// (grok) add nothing to watch.
 func TestTrackNone(t *testing.T) {
 	tr := NewTracker(workers.BuiltinCatalog(), testHomes(t))
-	for _, p := range []string{"grok", "antigravity"} {
+	for _, p := range []string{"grok"} {
 		if w := tr.Add(Dispatch{ID: p, Provider: p, Log: "/x.log"}); len(w) != 0 {
 			t.Errorf("%s: watches %v", p, w)
 		}

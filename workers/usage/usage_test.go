@@ -22,6 +22,12 @@ func readAll(t *testing.T, path string, f Format) *Follower {
 	return fl
 }
 
+// listed is s priced from the catalog: its CostUSD is the list price.
+func listed(s Summary) Summary {
+	s.ListUSD, s.ListPriced, s.Priced, s.CostSource = s.CostUSD, true, true, CostCatalog
+	return s
+}
+
 func TestSamples(t *testing.T) {
 	cat := workers.BuiltinCatalog()
 	for _, tc := range []struct {
@@ -30,18 +36,22 @@ func TestSamples(t *testing.T) {
 		want                  Summary
 	}{
 		// msg_01A counted once (its second line's 240 output tokens), msg_01B,
-		// the synthetic line not at all: sonnet 4.5 at 3 / 0.30 / 15.
-		{"claude-session.jsonl", "claude", "sonnet", ClaudeSession, Summary{
-			Input: 20 + 20500, Cached: 18000, Output: 850, Model: "claude-sonnet-4-5-20250929",
-			CostUSD: (20520*3 + 18000*0.30 + 850*15) / 1e6, Priced: true, Source: "claude session"}},
+		// the synthetic line not at all: sonnet 4.5 at 3 / 0.30 / 15, its
+		// 20500 cache writes at 3.75.
+		{"claude-session.jsonl", "claude", "sonnet", ClaudeSession, listed(Summary{
+			Input: 20 + 20500, CacheWrite: 20500, Cached: 18000, Output: 850, Model: "claude-sonnet-4-5-20250929",
+			CostUSD: (20*3 + 20500*3.75 + 18000*0.30 + 850*15) / 1e6, Source: "claude session"})},
 		// The last cumulative total, cached input taken out of input: gpt-6.1-sol at 2 / 0.10 / 10.
-		{"codex-rollout.jsonl", "codex", "gpt-6.1-sol", CodexRollout, Summary{
+		{"codex-rollout.jsonl", "codex", "gpt-6.1-sol", CodexRollout, listed(Summary{
 			Input: 31000 - 14080, Cached: 14080, Output: 2100, Model: "gpt-6.1-sol",
-			CostUSD: (16920*2 + 14080*0.10 + 2100*10) / 1e6, Priced: true, Source: "codex rollout"}},
-		// The result event's modelUsage: opus 4.8 (5 / 0.50 / 25) and a haiku 4.5 subagent (1 / 0.10 / 5).
+			CostUSD: (16920*2 + 14080*0.10 + 2100*10) / 1e6, Source: "codex rollout"})},
+		// The result event's modelUsage: opus 4.8 (5 / 0.50 / 25, cache
+		// writes 6.25) and a haiku 4.5 subagent (1 / 0.10 / 5); the cost
+		// shown is the event's total_cost_usd.
 		{"claude-stream.log", "claude", "opus", StreamJSON, Summary{
-			Input: 10 + 10200 + 900, Cached: 33000, Output: 520 + 60, Model: "claude-opus-4-8-20261015",
-			CostUSD: (10210*5+33000*0.50+520*25)/1e6 + (900*1+60*5)/1e6, Priced: true, Source: "stream-json"}},
+			Input: 10 + 10200 + 900, CacheWrite: 10200, Cached: 33000, Output: 520 + 60, Model: "claude-opus-4-8-20261015",
+			ListUSD: (10*5+10200*6.25+33000*0.50+520*25)/1e6 + (900*1+60*5)/1e6, ListPriced: true,
+			CostUSD: 0.1655, Priced: true, CostSource: CostCLI, Source: "stream-json"}},
 		// Gemini: no price in the catalog; thoughts (total - input - output) counted as output.
 		{"gemini-stream.jsonl", "antigravity", "gemini-3.1-pro", StreamJSON, Summary{
 			Input: 24939 - 21263, Cached: 21263, Output: 20 + 154, Model: "gemini-3.1-pro", Source: "stream-json"}},
@@ -52,10 +62,10 @@ func TestSamples(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			fl := readAll(t, filepath.Join("testdata", tc.file), tc.format)
 			got := Price(cat, tc.provider, tc.model, fl.Totals(), tc.format.String())
-			if !near(got.CostUSD, tc.want.CostUSD) {
-				t.Errorf("cost = %.6f, want %.6f", got.CostUSD, tc.want.CostUSD)
+			if !near(got.CostUSD, tc.want.CostUSD) || !near(got.ListUSD, tc.want.ListUSD) {
+				t.Errorf("cost = %.6f list %.6f, want %.6f %.6f", got.CostUSD, got.ListUSD, tc.want.CostUSD, tc.want.ListUSD)
 			}
-			got.CostUSD = tc.want.CostUSD
+			got.CostUSD, got.ListUSD = tc.want.CostUSD, tc.want.ListUSD
 			if got != tc.want {
 				t.Errorf("summary =\n %+v\nwant\n %+v", got, tc.want)
 			}
@@ -74,6 +84,11 @@ func TestIncremental(t *testing.T) {
 	}{
 		{"claude-session.jsonl", ClaudeSession}, {"codex-rollout.jsonl", CodexRollout},
 		{"claude-stream.log", StreamJSON}, {"gemini-stream.jsonl", StreamJSON}, {"kimi-wire.jsonl", KimiWire},
+		// The real CLIs' (testdata/real): a 22 KiB first line, a message
+		// id written twice, a cost-state line.
+		{"real/" + realRollout, CodexRollout}, {"real/" + realGeminiChat, GeminiChat},
+		{"real/claude-stream.log", StreamJSON}, {"real/" + realClaudeID + ".jsonl", ClaudeSession},
+		{"real/gemini-stream.log", StreamJSON},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", tc.file))
