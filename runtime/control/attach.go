@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 )
 
@@ -70,17 +72,17 @@ func (b bufferedConn) Close() error                { return b.conn.Close() }
 // on: read it through the returned reader (it may hold bytes past the
 // reply), write and close conn. An error reply leaves nothing open.
 func DialAttach(ctx context.Context, path, client string, params AttachParams) (conn net.Conn, r *bufio.Reader, hello HelloResult, res AttachResult, err error) {
-	if len(path) > MaxSocketPath {
-		return nil, nil, hello, res, fmt.Errorf("control socket path %s is %d bytes, longer than the %d a unix socket allows", path, len(path), MaxSocketPath)
-	}
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", path)
+	nc, err := dial(ctx, path)
 	if err != nil {
-		return nil, nil, hello, res, dialError(path, err)
+		return nil, nil, hello, res, err
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(dl)
+	// The handshake is bounded whatever ctx allows: a wedged engine fails
+	// it instead of hanging the terminal.
+	dl := time.Now().Add(HandshakeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+		dl = d
 	}
+	_ = nc.SetDeadline(dl)
 	r = bufio.NewReaderSize(nc, 64<<10)
 	call := func(id int64, method string, p, out any) error {
 		raw, err := json.Marshal(p)
@@ -91,6 +93,9 @@ func DialAttach(ctx context.Context, path, client string, params AttachParams) (
 			return fmt.Errorf("send %s: %w", method, err)
 		}
 		msg, err := ReadMessage(r)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("%w: no reply to %s within %s (cockpit at %s)", ErrNoAnswer, method, HandshakeTimeout, path)
+		}
 		if err != nil {
 			return fmt.Errorf("cockpit at %s: %s: %w", path, method, err)
 		}
@@ -103,8 +108,8 @@ func DialAttach(ctx context.Context, path, client string, params AttachParams) (
 		}
 		return json.Unmarshal(rep.Result, out)
 	}
-	if err = call(1, MethodHello, HelloParams{Version: ProtocolVersion, Client: client}, &hello); err == nil {
-		err = call(2, MethodAttach, params, &res)
+	if err = call(1, Hello.Name, HelloParams{Version: ProtocolVersion, Client: client}, &hello); err == nil {
+		err = call(2, Attach.Name, params, &res)
 	}
 	if err != nil {
 		nc.Close()

@@ -25,7 +25,7 @@ const (
 	MaxMessage      = 16 << 20
 )
 
-// Methods.
+// Method names; Methods is the table of their types.
 const (
 	MethodHello      = "hello"
 	MethodOpenPane   = "open-pane"
@@ -41,6 +41,8 @@ const (
 	MethodStatus = "status"
 	// MethodStop ends the run: the engine closes its panes and exits.
 	MethodStop = "stop"
+	// MethodPing is answered at once by the server (a liveness probe).
+	MethodPing = "ping"
 )
 
 // Error codes.
@@ -50,6 +52,10 @@ const (
 	CodeFailed     = "failed"
 	CodeDenied     = "denied"
 	CodeCancelled  = "cancelled"
+	// CodeBusy refuses a connection past the limit of open connections.
+	CodeBusy = "busy"
+	// CodeLagging ends a subscription that fell behind (Limits.EventBacklog).
+	CodeLagging = "lagging"
 )
 
 // Request is one call.

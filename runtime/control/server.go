@@ -9,13 +9,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/okstra/cockpit/runtime/view"
 	"golang.org/x/sys/unix"
 )
@@ -47,16 +45,42 @@ type Handler interface {
 type Server struct {
 	path  string
 	ln    *net.UnixListener
-	lock  *flock.Flock
+	lock  *pidLock
 	h     Handler
 	hello HelloResult
+	lim   Limits
 	uid   atomic.Uint32 // the only uid served; a field so tests can forge a mismatch
+	quit  chan struct{} // closed by Close
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
 }
+
+// Limits bound what clients can hold of a server, so that no client, however
+// broken or hostile, stops it serving the others (docs/DECISIONS.md).
+type Limits struct {
+	// MaxConns is how many connections may be open at once; one more gets
+	// a busy error and is closed.
+	MaxConns int
+	// Handshake is how long a new connection has to say hello; a silent
+	// one is closed.
+	Handshake time.Duration
+	// WriteStall is how long one write to a client may wait for it to read;
+	// a client that stopped reading (frozen) is disconnected.
+	WriteStall time.Duration
+	// EventBacklog is how many bytes of events may wait for a subscriber;
+	// past it the subscriber is disconnected as falling behind.
+	EventBacklog int
+}
+
+// DefaultLimits are the limits Listen serves with.
+var DefaultLimits = Limits{MaxConns: 128, Handshake: 10 * time.Second, WriteStall: 10 * time.Second, EventBacklog: 8 << 20}
+
+// acceptPauseMax is the longest pause between accept retries after an
+// error (the open-file limit reached): tmux stops accepting for a second.
+const acceptPauseMax = time.Second
 
 // ErrServing is wrapped by Listen's error when a live cockpit already
 // serves the socket.
@@ -67,6 +91,11 @@ var ErrServing = errors.New("a cockpit is already serving this run")
 // pid) says whether a live server owns it — a live one is never replaced, a
 // stale socket left by a dead one is.
 func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
+	return ListenLimits(path, h, hello, DefaultLimits)
+}
+
+// ListenLimits is Listen with other limits than DefaultLimits (tests).
+func ListenLimits(path string, h Handler, hello HelloResult, lim Limits) (*Server, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -77,20 +106,14 @@ func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
 	if err := prepareSocketDir(filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
-	lock := flock.New(abs + ".lock")
-	ok, err := lock.TryLock()
+	lock, err := lockPID(abs + ".lock")
+	if errors.Is(err, ErrServing) {
+		return nil, fmt.Errorf("%w at %s; use that cockpit, or stop it first", err, abs)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", abs+".lock", err)
-	}
-	if !ok {
-		pid, _ := os.ReadFile(abs + ".lock")
-		return nil, fmt.Errorf("%w (pid %s) at %s; use that cockpit, or stop it first", ErrServing, strings.TrimSpace(string(pid)), abs)
-	}
-	// We hold the lock, so whoever made a socket file here is gone.
-	if err := os.WriteFile(abs+".lock", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		lock.Unlock()
 		return nil, err
 	}
+	// We hold the lock, so whoever made a socket file here is gone.
 	if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
 		lock.Unlock()
 		return nil, fmt.Errorf("remove stale socket %s: %w", abs, err)
@@ -106,7 +129,10 @@ func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
 		lock.Unlock()
 		return nil, err
 	}
-	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, conns: map[net.Conn]struct{}{}}
+	if lim.MaxConns <= 0 {
+		lim.MaxConns = DefaultLimits.MaxConns
+	}
+	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, lim: lim, conns: map[net.Conn]struct{}{}, quit: make(chan struct{})}
 	s.uid.Store(uint32(os.Getuid()))
 	s.hello.Version, s.hello.Server, s.hello.PID = ProtocolVersion, "cockpit", os.Getpid()
 	s.wg.Add(1)
@@ -155,18 +181,32 @@ func (s *Server) Path() string { return s.path }
 
 func (s *Server) accept() {
 	defer s.wg.Done()
+	var pause time.Duration
 	for {
 		c, err := s.ln.AcceptUnix()
 		if err != nil {
-			return
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// EMFILE/ENFILE (the open-file limit), ENOBUFS, ECONNABORTED:
+			// the listener is fine and the connection waits in the
+			// backlog. Pause (5 ms, doubling up to a second, as net/http
+			// does; tmux pauses a second) and accept again.
+			pause = min(max(2*pause, 5*time.Millisecond), acceptPauseMax)
+			select {
+			case <-time.After(pause):
+				continue
+			case <-s.quit:
+				return
+			}
 		}
+		pause = 0
 		uid, err := peerUID(c)
 		if err == nil {
 			err = checkPeer(uid, s.uid.Load())
 		}
 		if err != nil {
-			_ = WriteMessage(c, Reply{Error: &RPCError{Code: CodeDenied, Message: err.Error()}})
-			c.Close()
+			s.refuse(c, CodeDenied, err.Error())
 			continue
 		}
 		s.mu.Lock()
@@ -175,11 +215,24 @@ func (s *Server) accept() {
 			c.Close()
 			return
 		}
+		if len(s.conns) >= s.lim.MaxConns {
+			s.mu.Unlock()
+			s.refuse(c, CodeBusy, fmt.Sprintf("this cockpit has %d connections open, its limit; close some (a `cockpit events` that stopped reading?) and try again", s.lim.MaxConns))
+			continue
+		}
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
 		s.wg.Add(1)
 		go s.serve(c)
 	}
+}
+
+// refuse answers a connection with one unsolicited error and hangs up,
+// without waiting on a peer that does not read.
+func (s *Server) refuse(c net.Conn, code, message string) {
+	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = WriteMessage(c, Reply{Error: &RPCError{Code: code, Message: message}})
+	c.Close()
 }
 
 // peerUID reads the connecting process's uid (SO_PEERCRED).
@@ -211,22 +264,43 @@ func checkPeer(peer, self uint32) error {
 
 type conn struct {
 	c      net.Conn
+	stall  time.Duration // Limits.WriteStall
 	wmu    sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
+// send writes one message; a client that does not take it within the
+// write-stall limit is hung up on.
 func (c *conn) send(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.write(append(data, '\n'))
+}
+
+func (c *conn) write(line []byte) error {
+	if len(line) > MaxMessage+1 {
+		return errTooLong
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return WriteMessage(c.c, v)
+	if c.stall > 0 {
+		_ = c.c.SetWriteDeadline(time.Now().Add(c.stall))
+	}
+	_, err := c.c.Write(line)
+	if err != nil {
+		c.c.Close() // a half-written message leaves nothing to resume
+	}
+	return err
 }
 
 func (s *Server) serve(nc net.Conn) {
 	defer s.wg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{c: nc, ctx: ctx, cancel: cancel}
+	c := &conn{c: nc, stall: s.lim.WriteStall, ctx: ctx, cancel: cancel}
 	defer func() {
 		cancel()
 		nc.Close()
@@ -237,6 +311,11 @@ func (s *Server) serve(nc net.Conn) {
 	}()
 	r := bufio.NewReaderSize(nc, 64<<10)
 	greeted := false
+	if s.lim.Handshake > 0 {
+		// A connection that says nothing is closed (it would hold a file
+		// and a goroutine of the engine for ever).
+		_ = nc.SetReadDeadline(time.Now().Add(s.lim.Handshake))
+	}
 	for {
 		msg, err := ReadMessage(r)
 		if errors.Is(err, errTooLong) {
@@ -262,6 +341,7 @@ func (s *Server) serve(nc net.Conn) {
 			if err := c.reply(req.ID, res, nil); err != nil {
 				return
 			}
+			_ = nc.SetDeadline(time.Time{}) // the screen keeps its own time
 			func() {
 				defer func() { _ = recover() }() // a screen never takes the engine down
 				serveScreen(ctx, bufferedConn{Reader: r, conn: nc})
@@ -280,6 +360,7 @@ func (s *Server) serve(nc net.Conn) {
 				return
 			}
 			greeted = true
+			_ = nc.SetReadDeadline(time.Time{})
 			_ = c.reply(req.ID, s.hello, nil)
 			continue
 		}
@@ -323,66 +404,18 @@ func (s *Server) attach(raw json.RawMessage) (AttachResult, ServeScreen, error) 
 	return s.h.Attach(raw)
 }
 
+// handle serves one request of a greeted connection from the table.
 func (s *Server) handle(c *conn, req Request) {
-	switch req.Method {
-	case MethodStatus:
-		st := s.h.Status()
-		st.PID, st.ProjectRoot, st.RunManifest, st.Socket = s.hello.PID, s.hello.ProjectRoot, s.hello.RunManifest, s.path
-		_ = c.reply(req.ID, st, nil)
-	case MethodStop:
-		s.h.Stop()
-		_ = c.reply(req.ID, struct{}{}, nil)
-	case MethodOpenPane:
-		var p OpenPaneParams
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			_ = c.reply(req.ID, nil, badParams(err))
-			return
+	sp, ok := methodByName[req.Method]
+	if !ok || sp.serve == nil {
+		msg := fmt.Sprintf("unknown method %q", req.Method)
+		if req.Method == MethodHello {
+			msg = "hello was already said on this connection"
 		}
-		res, err := s.h.OpenPane(p)
-		_ = c.reply(req.ID, res, err)
-	case MethodClosePanes:
-		var p ClosePanesParams
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			_ = c.reply(req.ID, nil, badParams(err))
-			return
-		}
-		res, err := s.h.ClosePanes(p)
-		_ = c.reply(req.ID, res, err)
-	case MethodListPanes:
-		_ = c.reply(req.ID, s.h.ListPanes(), nil)
-	case MethodView:
-		_ = c.reply(req.ID, s.h.View(), nil)
-	case MethodGate:
-		var p GateParams
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			_ = c.reply(req.ID, nil, badParams(err))
-			return
-		}
-		res, err := s.h.Gate(c.ctx, p)
-		_ = c.reply(req.ID, res, err)
-	case MethodSubscribe:
-		events, stop := s.h.Subscribe()
-		if err := c.reply(req.ID, struct{}{}, nil); err != nil {
-			stop()
-			return
-		}
-		defer stop()
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					return
-				}
-				if err := c.send(ev); err != nil {
-					return
-				}
-			case <-c.ctx.Done():
-				return
-			}
-		}
-	default:
-		_ = c.reply(req.ID, nil, &RPCError{Code: CodeBadRequest, Message: fmt.Sprintf("unknown method %q", req.Method)})
+		_ = c.reply(req.ID, nil, &RPCError{Code: CodeBadRequest, Message: msg})
+		return
 	}
+	sp.serve(s, c, req.ID, req.Params)
 }
 
 // Close stops accepting, ends every connection, removes the socket and
@@ -394,6 +427,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.quit)
 	for c := range s.conns {
 		c.Close()
 	}

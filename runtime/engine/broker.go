@@ -137,3 +137,10 @@ func (s *subscriber) pump() {
 		}
 	}
 }
+
+// count is how many subscribers there are.
+func (b *broker) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}

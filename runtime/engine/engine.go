@@ -62,10 +62,10 @@ type Engine struct {
 	watch  *watch.Watcher
 	server *control.Server
 
-	paths   pathCache
-	usage   *usageFollow   // the workers' token evidence
-	opening sync.WaitGroup // panes being opened
-	seen    map[string]int // dispatches whose sidecar was read → the wrapper pid it named
+	paths   pathResolver
+	usage   *usageFollow            // the workers' token evidence
+	opening sync.WaitGroup          // panes being opened
+	seen    map[string]sidecarWatch // dispatches whose sidecar was read → what is watched of it
 
 	mu       sync.Mutex
 	screen   ScreenSize // what the screen said (Cols 0: nothing yet)
@@ -102,7 +102,7 @@ func Start(cfg Config) (*Engine, error) {
 		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
 		info: map[string]control.PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
 		stopping: make(chan struct{}), started: time.Now(),
-		seen:   map[string]int{},
+		seen:   map[string]sidecarWatch{},
 		usage:  newUsageFollow(cfg.Run),
 		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
 	}

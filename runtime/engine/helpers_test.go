@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -29,4 +30,24 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms/p50")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ms/p99")
+}
+
+// waitView takes events until a view satisfies ok (at most 20 s) and
+// returns it.
+func waitView(tb testing.TB, events <-chan any, what string, ok func(view.RunView) bool) view.RunView {
+	tb.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev, open := <-events:
+			if !open {
+				tb.Fatalf("%s: the subscription ended", what)
+			}
+			if vu, isView := ev.(view.ViewUpdated); isView && ok(vu.View) {
+				return vu.View
+			}
+		case <-deadline:
+			tb.Fatalf("%s: not within 20s", what)
+		}
+	}
 }

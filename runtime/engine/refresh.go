@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/team"
@@ -100,22 +100,34 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 		if d.Terminal() || d.StatusPath == "" {
 			continue
 		}
-		sp, err := c.paths.resolve(run, d.StatusPath)
-		if err != nil {
+		w, seen := c.seen[d.DispatchID]
+		if !ch.full && seen && !ch.sidecars[w.name] && !ch.sidecars[w.target] && !ch.exited[d.PID] && !ch.exited[w.pid] {
 			continue
 		}
-		_, seen := c.seen[d.DispatchID]
-		if !ch.full && seen && !ch.sidecars[sp] && !ch.exited[d.PID] && !ch.exited[c.seen[d.DispatchID]] {
+		// Resolved at every read, never remembered: a sidecar that is a
+		// symlink may be swapped, and only what its name leads to now
+		// speaks for the dispatch.
+		sp, err := run.Root.Resolve(d.StatusPath, "statusPath")
+		if err != nil {
 			continue
 		}
 		v, err := team.SidecarVerdict(sp, d, c.watch)
 		if err != nil {
 			continue
 		}
-		c.seen[d.DispatchID] = v.PID
-		if !seen || ch.full {
-			_ = c.watch.Watch(sp, watch.EvSidecar)
+		name := filepath.Join(run.Root.Dir(), d.StatusPath)
+		if filepath.IsAbs(d.StatusPath) {
+			name = filepath.Clean(d.StatusPath)
 		}
+		if !seen || ch.full || w.target != sp {
+			// The name (a write, or a symlink put in its place) and what
+			// it leads to (a write through the link).
+			_ = c.watch.Watch(name, watch.EvSidecar)
+			if sp != name {
+				_ = c.watch.Watch(sp, watch.EvSidecar)
+			}
+		}
+		c.seen[d.DispatchID] = sidecarWatch{name: name, target: sp, pid: v.PID}
 		for _, pid := range []int{d.PID, v.PID} {
 			if pid > 0 {
 				c.watch.WatchPID(pid)
@@ -193,29 +205,22 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 	})
 }
 
-// pathCache remembers resolved run-file paths: resolving walks symlinks
-// component by component, and the engine looks the same paths up on every
-// event.
-type pathCache struct {
-	mu sync.Mutex
-	m  map[string]string
+// sidecarWatch is what the engine watches of one dispatch's sidecar: its
+// name in the run, the file that name led to at the last read (the same
+// unless a symlink), and the wrapper pid it named.
+type sidecarWatch struct {
+	name, target string
+	pid          int
 }
 
-func (pc *pathCache) resolve(run *state.Run, rel string) (string, error) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if p, ok := pc.m[rel]; ok {
-		return p, nil
-	}
-	p, err := run.Root.Resolve(rel, "path")
-	if err != nil {
-		return "", err
-	}
-	if pc.m == nil {
-		pc.m = map[string]string{}
-	}
-	pc.m[rel] = p
-	return p, nil
+// pathResolver resolves run-file paths inside the project root, at every
+// call: a path is never remembered, since a symlink on it may be swapped
+// between two reads (a cached sidecar path once settled a running worker
+// from a file its sidecar no longer named).
+type pathResolver struct{}
+
+func (pathResolver) resolve(run *state.Run, rel string) (string, error) {
+	return run.Root.Resolve(rel, "path")
 }
 
 func (c *Engine) setErr(err error) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/okstra/cockpit/runtime/internal/runtest"
+	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
 )
 
 // TestNextPhaseOfAMissingTaskManifestIsNone: a task manifest the run names
@@ -34,5 +36,54 @@ func TestNextPhaseOfAMissingTaskManifestIsNone(t *testing.T) {
 	}
 	if np, err := readNextPhase(run); err != nil || np == nil || np.Phase != "implementation" {
 		t.Fatalf("next phase %+v, %v", np, err)
+	}
+}
+
+// TestSwappedSidecarSymlinkIsFollowedAnew: a dispatch's sidecar is a
+// symlink; while the worker runs, the link is swapped to another file and
+// the file it led to is then written "completed". The engine reads what
+// the name leads to now, never a path it resolved before: the dispatch
+// settles from the new file (before, a cached path settled it from the old
+// one as completed).
+func TestSwappedSidecarSymlinkIsFollowedAnew(t *testing.T) {
+	run, sidecars := runtest.StartedRun(t, 1)
+	name := sidecars[0]
+	dir := filepath.Dir(name)
+	a, b := filepath.Join(dir, "a.status.json"), filepath.Join(dir, "b.status.json")
+	started := &state.Sidecar{Status: state.StatusStarted, Wrapper: "test", PID: os.Getpid(), StartedAt: "2026-11-29T10:00:00Z"}
+	for _, p := range []string{a, b} {
+		if err := state.WriteSidecar(p, started); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.status.json", name); err != nil {
+		t.Fatal(err)
+	}
+	_, events := startSubscribed(t, run)
+	waitView(t, events, "the dispatch runs", func(v view.RunView) bool {
+		return len(v.Dispatches) == 1 && v.Dispatches[0].Status == state.StatusInProgress
+	})
+	// Swap the link to b (a rename, as any writer does), then end a.
+	if err := os.Symlink("b.status.json", name+".new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(name+".new", name); err != nil {
+		t.Fatal(err)
+	}
+	if err := state.WriteSidecar(a, &state.Sidecar{Status: state.StatusCompleted, Wrapper: "test", PID: os.Getpid(), Reason: "from a"}); err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	if err := state.WriteSidecar(b, &state.Sidecar{Status: state.StatusError, Wrapper: "test", PID: os.Getpid(), ExitCode: &one, Reason: "from b"}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, events, "the dispatch settles", func(v view.RunView) bool {
+		return len(v.Dispatches) == 1 && v.Dispatches[0].Terminal()
+	})
+	if d := v.Dispatches[0]; d.Status != state.StatusError || d.Reason != "from b" {
+		t.Fatalf("settled %s (%q); want error from b, the file the sidecar's name leads to", d.Status, d.Reason)
 	}
 }

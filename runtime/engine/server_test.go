@@ -97,6 +97,9 @@ func TestSecondUserCannotConnect(t *testing.T) {
 // another user: with COCKPIT_TEST_DIAL set, the test binary only dials that
 // socket and says how it went.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEngineEnv); spec != "" {
+		runChildEngine(spec)
+	}
 	if sock := os.Getenv("COCKPIT_TEST_DIAL"); sock != "" {
 		if _, err := control.Dial(context.Background(), sock, "intruder"); err != nil {
 			os.Stdout.WriteString("DIAL-FAILED: " + err.Error() + "\n")
