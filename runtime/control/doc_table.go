@@ -35,7 +35,6 @@ func MethodsTable() string {
 	return b.String()
 }
 
-
 var timeType = reflect.TypeFor[time.Time]()
 
 // shape renders t's JSON shape: an object's fields by their JSON names.

@@ -170,7 +170,6 @@ func TestFrozenSubscriberIsDisconnected(t *testing.T) {
 	}
 }
 
-
 // TestPlantedLockFileIsRefused: a lock file planted as a symlink (to a
 // file outside the run) or as a FIFO is refused with one line naming it;
 // the link's target is not written, and a FIFO is not waited on.
