@@ -108,9 +108,10 @@ func (c *Engine) watchUsage(ws []usage.Watch) (changed bool) {
 			continue
 		}
 		_ = c.watch.Watch(w.Path, watch.EvUsage)
-		if ch, _ := c.usage.tr.Changed(w.Path); ch {
-			changed = true
-		}
+		// A file watched for what it names (gemini's project registry)
+		// may name more to watch.
+		ch, more := c.usage.tr.Changed(w.Path)
+		changed = c.watchUsage(more) || ch || changed
 	}
 	return changed
 }

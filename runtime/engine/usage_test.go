@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -176,6 +177,127 @@ func TestUsageFollowsClaudeSession(t *testing.T) {
 	u := waitUsage(t, events, "the transcript's message", func(u view.Usage) bool { return u.Input == 2000 })
 	// 2000 × $1 + 300 × $5 per million.
 	if u.Source != "claude session" || !u.Priced || u.CostUSD < 0.0034999 || u.CostUSD > 0.0035001 {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// realEvidence is a file the real CLIs wrote against the mock LLM API
+// (workers/usage/testdata/real: two requests of 1200 input tokens, 300
+// read from a cache, 80 output).
+func realEvidence(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "workers", "usage", "testdata", "real", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// appendHalves appends data in two writes cut inside a line.
+func appendHalves(t *testing.T, path string, data []byte) {
+	t.Helper()
+	appendLine(t, path, string(data[:len(data)/2]))
+	appendLine(t, path, string(data[len(data)/2:]))
+}
+
+// TestUsageRealClaudeCLICost: the real claude's stream-json (claude-code
+// 2.1.332, "sonnet" served as claude-sonnet-5-5) shows the CLI's own
+// total_cost_usd, marked as the CLI's, with the list price beside it.
+func TestUsageRealClaudeCLICost(t *testing.T) {
+	run, log := usageRun(t, "claude", "sonnet")
+	_, events := startSubscribed(t, run)
+	appendHalves(t, log, realEvidence(t, "claude-stream.log"))
+	u := waitUsage(t, events, "the result event", func(u view.Usage) bool { return u.CLICost() })
+	// 2 × (1200 × $2 + 300 × $0.10 + 80 × $10) per million, both ways.
+	if u.Input != 2400 || u.Cached != 600 || u.Output != 160 || u.Model != "claude-sonnet-5-5" || !u.Priced ||
+		u.CostSource != view.CostCLI || u.CostUSD != 0.00646 || !u.ListPriced || u.ListUSD < 0.0064599 || u.ListUSD > 0.0064601 {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// TestUsageRealCodexPTY: the real codex under a PTY prints its session id
+// in bold; the engine ties the rollout (its 22 KiB first line included)
+// to the worker by it.
+func TestUsageRealCodexPTY(t *testing.T) {
+	t.Setenv("CODEX_HOME", t.TempDir())
+	run, log := usageRun(t, "codex", "gpt-6.1-sol")
+	appendLine(t, log, string(realEvidence(t, "codex-exec-pty.log")))
+	_, events := startSubscribed(t, run)
+	day := usage.HomesFromEnv(os.Getenv).CodexDayDir(time.Now())
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "rollout-2026-12-01T20-22-58-01a23346-5974-7063-8f1d-fa5a8c30932c.jsonl"
+	appendHalves(t, filepath.Join(day, name), realEvidence(t, name))
+	u := waitUsage(t, events, "the rollout's last count", func(u view.Usage) bool { return u.Output == 160 })
+	if u.Input != 2400 || u.Cached != 600 || u.CostSource != view.CostCatalog || u.Source != "codex rollout" {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// TestUsageRealGeminiChat: the built-in gemini argv leaves its tokens in
+// gemini's chat recording. The project is registered only after the
+// engine saw the worker (gemini's first start there): the engine follows
+// ~/.gemini/projects.json, then the project's chats directory, then the
+// chat, whose repeated message ids count once.
+func TestUsageRealGeminiChat(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GEMINI_CLI_HOME", "")
+	run, _ := usageRun(t, "antigravity", "gemini-3.1-pro")
+	root := run.Root.Dir()
+	_, events := startSubscribed(t, run)
+	h := usage.HomesFromEnv(os.Getenv)
+	if err := os.MkdirAll(h.Gemini, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// gemini writes its registry atomically (a rename), then the chat.
+	reg := h.GeminiRegistry()
+	if err := os.WriteFile(reg+".tmp", []byte(`{"projects": {"`+root+`": "proj"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(reg+".tmp", reg); err != nil {
+		t.Fatal(err)
+	}
+	chats := filepath.Join(h.Gemini, "tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := realEvidence(t, "session-2026-12-01T20-23-683b3ea8.jsonl")
+	data = bytes.ReplaceAll(data, []byte(usage.GeminiProjectHash("/tmp/costlab/proj")), []byte(usage.GeminiProjectHash(root)))
+	data = bytes.Replace(data, []byte(`"startTime":"2026-12-01T20:23:31.784Z"`), []byte(`"startTime":"`+time.Now().UTC().Format(time.RFC3339Nano)+`"`), 1)
+	appendHalves(t, filepath.Join(chats, "session-2026-12-01T20-23-683b3ea8.jsonl"), data)
+	u := waitUsage(t, events, "the chat's two messages", func(u view.Usage) bool { return u.Output == 160 })
+	if u.Input != 2400 || u.Cached != 600 || u.Model != "gemini-3.1-pro" || u.Source != "gemini chat" || u.Priced {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// TestUsageGeminiRegisteredBeforeWatch: gemini registered the project
+// before the engine first saw the worker (a later run in the same
+// project): its chats directory is watched at once.
+func TestUsageGeminiRegisteredBeforeWatch(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GEMINI_CLI_HOME", "")
+	run, _ := usageRun(t, "antigravity", "gemini-3.1-pro")
+	root := run.Root.Dir()
+	h := usage.HomesFromEnv(os.Getenv)
+	if err := os.MkdirAll(h.Gemini, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.GeminiRegistry(), []byte(`{"projects": {"`+root+`": "proj"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, events := startSubscribed(t, run)
+	chats := filepath.Join(h.Gemini, "tmp", "proj", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chat := filepath.Join(chats, "session-2026-12-01T21-00-00000001.jsonl")
+	appendLine(t, chat, `{"sessionId":"00000001-0000","projectHash":"`+usage.GeminiProjectHash(root)+`","startTime":"`+time.Now().UTC().Format(time.RFC3339Nano)+`","kind":"main"}`+"\n")
+	appendLine(t, chat, `{"id":"m1","type":"gemini","content":"","tokens":{"input":900,"output":40,"cached":100,"thoughts":10,"tool":5,"total":955},"model":"gemini-3.1-pro"}`+"\n")
+	u := waitUsage(t, events, "the chat's message", func(u view.Usage) bool { return u.Output == 50 })
+	if u.Input != 805 || u.Cached != 100 {
 		t.Fatalf("usage = %+v", u)
 	}
 }
