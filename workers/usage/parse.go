@@ -166,7 +166,7 @@ var (
 	kwUsage     = []byte(`"usage"`)
 	kwResult    = []byte(`"result"`)
 	kwInit      = []byte(`"init"`)
-	kwCostState = []byte(`"cost-state"`)
+	kwCostState = []byte(`{"type":"cost-state"`)
 )
 
 type claudeLine struct {
@@ -186,7 +186,9 @@ type claudeLine struct {
 }
 
 func (a *claudeAcc) line(b []byte) bool {
-	cost := bytes.Contains(b, kwCostState)
+	// claude-code writes a cost-state line's type first: a prefix test,
+	// not a second scan of every line.
+	cost := bytes.HasPrefix(b, kwCostState)
 	if !cost && !bytes.Contains(b, kwUsage) {
 		return false
 	}
