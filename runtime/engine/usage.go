@@ -3,6 +3,8 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -19,6 +21,9 @@ type usageFollow struct {
 	tr      *usage.Tracker
 	added   map[string]bool // dispatches given to the tracker
 	settled map[string]bool // dispatches told the tracker as ended
+	// cwdKnown are the dispatches whose CLI's directory is known: its
+	// process was seen (the sidecar's childPid), or it ended.
+	cwdKnown map[string]bool
 	// on is set by the first refresh, which runs in Start: the evidence is
 	// first read by the loop's next refresh, so a long run's logs never
 	// delay the engine's start (or a screen's first frame).
@@ -32,7 +37,7 @@ func newUsageFollow(run *state.Run) *usageFollow {
 		// past dispatches still price with the built-in catalog.
 		cat = workers.BuiltinCatalog()
 	}
-	return &usageFollow{tr: usage.NewTracker(cat, usage.HomesFromEnv(os.Getenv)), added: map[string]bool{}, settled: map[string]bool{}}
+	return &usageFollow{tr: usage.NewTracker(cat, usage.HomesFromEnv(os.Getenv)), added: map[string]bool{}, settled: map[string]bool{}, cwdKnown: map[string]bool{}}
 }
 
 // trackUsage gives the tracker the dispatches it has not seen, once their
@@ -59,6 +64,9 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 			continue
 		}
 		if u.added[d.DispatchID] {
+			if !u.cwdKnown[d.DispatchID] {
+				c.relocateUsage(d)
+			}
 			if d.Terminal() && !u.settled[d.DispatchID] {
 				u.settled[d.DispatchID] = true
 				c.watchUsage(u.tr.Settled(d.DispatchID))
@@ -82,6 +90,13 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 		if sc != nil {
 			ud.SessionID = sc.SessionID
 			ud.Started, _ = time.Parse(time.RFC3339, sc.StartedAt)
+			if sc.ChildPID > 0 {
+				ud.Cwd = cliDir(sc.ChildPID, ud.Cwd)
+				u.cwdKnown[d.DispatchID] = true
+			}
+		}
+		if d.Terminal() {
+			u.cwdKnown[d.DispatchID] = true
 		}
 		if ud.Started.IsZero() {
 			ud.Started, _ = time.Parse(time.RFC3339, d.DispatchedAt)
@@ -89,6 +104,51 @@ func (c *Engine) trackUsage(ts *state.TeamState) {
 		u.added[d.DispatchID] = true
 		c.watchUsage(u.tr.Add(ud))
 	}
+}
+
+// relocateUsage looks for the directory a running dispatch's CLI works
+// in once its wrapper has started it (the sidecar's second write names
+// the CLI's pid): a job's worktree, which team-state does not record. A
+// dispatch that ends first keeps the project root.
+func (c *Engine) relocateUsage(d *state.Dispatch) {
+	u := c.usage
+	if d.Terminal() {
+		u.cwdKnown[d.DispatchID] = true
+		return
+	}
+	sp, err := c.paths.resolve(c.run, d.StatusPath)
+	if err != nil || d.StatusPath == "" {
+		u.cwdKnown[d.DispatchID] = true
+		return
+	}
+	sc, _ := state.ReadSidecar(sp, d.StatusPath)
+	if sc == nil || sc.ChildPID == 0 {
+		return // looked at again on its next write
+	}
+	u.cwdKnown[d.DispatchID] = true
+	root := c.run.Root.Dir()
+	if cwd := cliDir(sc.ChildPID, root); cwd != root {
+		c.watchUsage(u.tr.Relocate(d.DispatchID, cwd))
+	}
+}
+
+// cliDir is the working directory of process pid (Linux's /proc) when it
+// is root or inside it, as the process sees it (symbolic links
+// resolved, as a CLI names its project); root otherwise, and where /proc
+// is not there.
+func cliDir(pid int, root string) string {
+	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return root
+	}
+	base := root
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		base = real
+	}
+	if rel, err := filepath.Rel(base, cwd); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return root
+	}
+	return cwd
 }
 
 // watchUsage watches what the tracker asked for, then reads each file

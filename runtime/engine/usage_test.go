@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -298,6 +299,48 @@ func TestUsageGeminiRegisteredBeforeWatch(t *testing.T) {
 	appendLine(t, chat, `{"id":"m1","type":"gemini","content":"","tokens":{"input":900,"output":40,"cached":100,"thoughts":10,"tool":5,"total":955},"model":"gemini-3.1-pro"}`+"\n")
 	u := waitUsage(t, events, "the chat's message", func(u view.Usage) bool { return u.Output == 50 })
 	if u.Input != 805 || u.Cached != 100 {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+// TestUsageGeminiInWorktree: a worker whose CLI runs in a worktree (its
+// job's; team-state does not record it) is looked for under that
+// directory once the wrapper's sidecar names the CLI's pid: here gemini's
+// chat of the worktree's project.
+func TestUsageGeminiInWorktree(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GEMINI_CLI_HOME", "")
+	run, _ := usageRun(t, "antigravity", "gemini-3.1-pro")
+	root := run.Root.Dir()
+	wt := filepath.Join(root, "wt", "impl-1")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, events := startSubscribed(t, run)
+	// The CLI: a process working in the worktree.
+	cli := exec.Command("sleep", "60")
+	cli.Dir = wt
+	if err := cli.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Process.Kill(); cli.Wait() })
+	sp := filepath.Join(root, state.SidecarPath("run/prompts/w000.md"))
+	if err := state.WriteSidecar(sp, &state.Sidecar{Status: state.StatusStarted, Wrapper: "test", PID: os.Getpid(), ChildPID: cli.Process.Pid, StartedAt: state.Timestamp(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	realWT, _ := filepath.EvalSymlinks(wt)
+	h := usage.HomesFromEnv(os.Getenv)
+	os.MkdirAll(h.Gemini, 0o755)
+	if err := os.WriteFile(h.GeminiRegistry(), []byte(`{"projects": {"`+root+`": "proj", "`+realWT+`": "impl-1"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chats := filepath.Join(h.Gemini, "tmp", "impl-1", "chats")
+	os.MkdirAll(chats, 0o755)
+	chat := filepath.Join(chats, "session-2026-12-01T21-00-00000002.jsonl")
+	appendLine(t, chat, `{"sessionId":"00000002-0000","projectHash":"`+usage.GeminiProjectHash(realWT)+`","startTime":"`+time.Now().UTC().Format(time.RFC3339Nano)+`","kind":"main"}`+"\n")
+	appendLine(t, chat, `{"id":"m1","type":"gemini","content":"","tokens":{"input":900,"output":40,"cached":100,"thoughts":0,"tool":0,"total":940},"model":"gemini-3.1-pro"}`+"\n")
+	u := waitUsage(t, events, "the worktree's chat", func(u view.Usage) bool { return u.Output == 40 })
+	if u.Input != 800 || u.Cached != 100 || u.Source != "gemini chat" {
 		t.Fatalf("usage = %+v", u)
 	}
 }

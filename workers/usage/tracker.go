@@ -138,6 +138,35 @@ func (t *Tracker) Add(d Dispatch) []Watch {
 	if _, ok := t.ds[d.ID]; ok {
 		return nil
 	}
+	return t.add(d)
+}
+
+// Relocate says dispatch id's CLI runs in cwd, not where Add was told (a
+// worktree: the engine learns it from the CLI's process once the wrapper
+// has started it). A worker whose evidence is found by its directory
+// (claude's transcript, codex's rollout by its first line, gemini's and
+// kimi's sessions) and not found yet looks there from now on; it returns
+// what to watch.
+func (t *Tracker) Relocate(id, cwd string) []Watch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w, ok := t.ds[id]
+	if !ok || cwd == "" || w.d.Cwd == cwd || w.format == StreamJSON || w.d.Provider == workers.SimProviderID {
+		return nil
+	}
+	if w.f != nil {
+		if w.f.Offset() > 0 {
+			return nil // found where it was
+		}
+		t.unfollow(w)
+	}
+	delete(t.ds, id)
+	d := w.d
+	d.Cwd = cwd
+	return t.add(d)
+}
+
+func (t *Tracker) add(d Dispatch) []Watch {
 	format, path, dirs, ok := t.evidence(d)
 	w := &tracked{d: d, format: format, idOnArgv: d.SessionID != "" && t.onArgv(d.Provider)}
 	t.ds[d.ID] = w

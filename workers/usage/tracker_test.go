@@ -219,3 +219,45 @@ func TestSettledFreezes(t *testing.T) {
 		t.Fatalf("usage = %+v", u)
 	}
 }
+
+// TestRelocateClaudeSession: a claude worker read from its transcript
+// whose CLI turns out to run in a worktree is followed there, live; one
+// whose transcript was found stays where it is, and a stream-json worker
+// is not moved.
+func TestRelocateClaudeSession(t *testing.T) {
+	h := testHomes(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".cockpit"), 0o755)
+	os.WriteFile(workers.ProjectProvidersFile(root), []byte(`{"providers": {"claude": {"argv": ["claude", "-p", "--model", "{model}", "--session-id", "{sessionId}"]}}}`), 0o644)
+	cat, err := workers.LoadCatalog(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTracker(cat, h)
+	id := "5b1f3c3e-2f4a-4d0e-9a59-0d3c2f6b8a11"
+	tr.Add(Dispatch{ID: "c1", Provider: "claude", Model: "sonnet", Cwd: root, SessionID: id})
+	wt := filepath.Join(root, "wt")
+	w := tr.Relocate("c1", wt)
+	want := h.ClaudeSession(wt, id)
+	if len(w) != 1 || w[0] != (Watch{Path: want}) {
+		t.Fatalf("Relocate = %v, want a watch of %s", w, want)
+	}
+	copyFile(t, filepath.Join(realDir, realClaudeID+".jsonl"), want)
+	if changed, _ := tr.Changed(want); !changed {
+		t.Fatal("the worktree's transcript was not read")
+	}
+	if u := tr.Usage()["c1"]; u.Output != 2*mockOut || u.CostSource != CostCLI {
+		t.Fatalf("usage = %+v", u)
+	}
+	if w := tr.Relocate("c1", filepath.Join(root, "other")); w != nil {
+		t.Fatalf("a found transcript moved: %v", w)
+	}
+	b := NewTracker(workers.BuiltinCatalog(), h)
+	b.Add(Dispatch{ID: "s1", Provider: "claude", Model: "sonnet", Log: filepath.Join(realDir, "claude-stream.log"), Cwd: root})
+	if w := b.Relocate("s1", wt); w != nil || b.Usage()["s1"].Output != 2*mockOut {
+		t.Fatalf("a stream-json worker relocated: %v, %+v", w, b.Usage())
+	}
+	if w := tr.Relocate("nobody", wt); w != nil {
+		t.Fatalf("Relocate of an unknown id = %v", w)
+	}
+}
