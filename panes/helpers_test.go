@@ -177,6 +177,8 @@ func helperMain(argv []string) int {
 		err = helperSpew(args)
 	case "sync":
 		err = helperSyncOutput(args)
+	case "colors":
+		err = helperColors()
 	case "exit":
 		code, _ := strconv.Atoi(args[0])
 		fmt.Printf("bye %d\n", code)
@@ -230,6 +232,34 @@ func helperCpr() error {
 	}
 	fmt.Printf("\r\nreply=%s\r\n", strings.ReplaceAll(string(reply), "\x1b", "ESC"))
 	return nil
+}
+
+// helperColors asks the terminal for its foreground, background and
+// palette colour 1, prints the replies escaped, and asks again on every
+// input byte until an x.
+func helperColors() error {
+	if err := helperMakeRaw(); err != nil {
+		return err
+	}
+	b := make([]byte, 1)
+	for round := 1; ; round++ {
+		fmt.Print("\x1b]10;?\a\x1b]11;?\a\x1b]4;1;?\a")
+		var reply []byte
+		for bels := 0; bels < 3; {
+			if _, err := os.Stdin.Read(b); err != nil {
+				return fmt.Errorf("read reply: %w", err)
+			}
+			reply = append(reply, b[0])
+			if b[0] == 0x07 {
+				bels++
+			}
+		}
+		r := strings.NewReplacer("\x1b", "ESC", "\a", "BEL").Replace(string(reply))
+		fmt.Printf("\r\n%d=%s\r\n", round, r)
+		if _, err := os.Stdin.Read(b); err != nil || b[0] == 'x' {
+			return err
+		}
+	}
 }
 
 // helperWinch prints the terminal size at start and after every SIGWINCH.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/okstra/cockpit/panes/term"
 )
 
 // ErrNoPane is returned for an id the manager does not know.
@@ -31,15 +33,59 @@ type Manager struct {
 	dirty     map[*Pane]struct{}
 	sig       chan struct{}
 	lastFrame time.Time
+	colors    term.Colors // what the panes answer colour queries with
+	colorsGen uint64      // counts SetColors calls
 }
 
 // NewManager returns a manager with no panes.
 func NewManager() *Manager {
 	return &Manager{
-		panes: make(map[string]*Pane),
-		dirty: make(map[*Pane]struct{}),
-		sig:   make(chan struct{}, 1),
+		panes:  make(map[string]*Pane),
+		dirty:  make(map[*Pane]struct{}),
+		sig:    make(chan struct{}, 1),
+		colors: term.DefaultColors(),
 	}
+}
+
+// SetColors sets the colours every pane, open or opened later, answers
+// colour queries (OSC 10, 11, 12, 4) with: the outer terminal's, as an
+// attached screen reported them (docs/PANES.md, "Colour queries").
+func (m *Manager) SetColors(c term.Colors) {
+	m.mu.Lock()
+	m.colors = c
+	m.colorsGen++
+	gen := m.colorsGen
+	ps := slices.Clone(m.order)
+	m.mu.Unlock()
+	for _, p := range ps {
+		p.setColors(c, gen)
+	}
+}
+
+// paneColors are the colours a pane starting now gets, and their
+// generation.
+func (m *Manager) paneColors() (term.Colors, uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.colors, m.colorsGen
+}
+
+// catchUpColors gives p the current colours if a SetColors came between
+// paneColors and p's joining order (which SetColors reads).
+func (m *Manager) catchUpColors(p *Pane, gen uint64) {
+	m.mu.Lock()
+	c, now := m.colors, m.colorsGen
+	m.mu.Unlock()
+	if now != gen {
+		p.setColors(c, now)
+	}
+}
+
+// Colors returns the colours the panes answer colour queries with.
+func (m *Manager) Colors() term.Colors {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.colors
 }
 
 // ReserveIDs makes the next pane id at least pane-(n+1). A cockpit that
@@ -59,7 +105,8 @@ func (m *Manager) Open(cfg Config) (*Pane, error) {
 	num := m.next
 	m.mu.Unlock()
 	id := "pane-" + strconv.Itoa(num)
-	p, err := start(id, num, cfg, m.paneDirty)
+	colors, gen := m.paneColors()
+	p, err := start(id, num, cfg, m.paneDirty, colors, gen)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", id, err)
 	}
@@ -67,6 +114,7 @@ func (m *Manager) Open(cfg Config) (*Pane, error) {
 	m.panes[id] = p
 	m.order = append(m.order, p)
 	m.mu.Unlock()
+	m.catchUpColors(p, gen)
 	// A new pane needs a first frame even if its program is silent.
 	p.markDirty()
 	return p, nil

@@ -114,6 +114,7 @@ type Pane struct {
 	scratch     []byte
 	dirtyRows   []int
 	mouse       mouseState
+	colorsGen   uint64 // the generation of the emulator's colours (Manager.SetColors)
 	status      ExitStatus
 	statusSet   bool
 	closed      bool     // emu is released; snap and finalPlain are the last screen
@@ -153,7 +154,9 @@ type Pane struct {
 }
 
 // start runs cfg.Argv in a new PTY and starts the pane's goroutines.
-func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
+// The emulator answers colour queries with colors (generation gen) from
+// the start.
+func start(id string, num int, cfg Config, notify func(*Pane), colors term.Colors, gen uint64) (*Pane, error) {
 	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
 		return nil, errors.New("start pane: empty argv")
 	}
@@ -227,6 +230,10 @@ func start(id string, num int, cfg Config, notify func(*Pane)) (*Pane, error) {
 	// the program writes meanwhile waits in the PTY.
 	p.emu = newEmu(cols, rows)
 	p.emu.SetCallbacks(p.reply, p.event)
+	if cs, ok := p.emu.(term.ColorSetter); ok {
+		cs.SetColors(colors)
+		p.colorsGen = gen
+	}
 
 	p.wg.Add(3)
 	go p.readLoop()
@@ -296,6 +303,21 @@ func (p *Pane) Resize(cols, rows int) error {
 		return fmt.Errorf("resize pane %s: %w", p.id, err)
 	}
 	return nil
+}
+
+// setColors gives the emulator the colours it answers colour queries with,
+// when it takes them (term.ColorSetter), unless it has newer ones (gen is
+// the manager's count of SetColors calls).
+func (p *Pane) setColors(c term.Colors, gen uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if gen < p.colorsGen || p.closed {
+		return
+	}
+	p.colorsGen = gen
+	if cs, ok := p.emu.(term.ColorSetter); ok {
+		cs.SetColors(c)
+	}
 }
 
 // Size returns the pane size in cells.

@@ -545,3 +545,25 @@ func TestCleanTerminalEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestColorQueries runs a program that asks its terminal for colours: it
+// gets the defaults, then what Manager.SetColors gave every pane, open or
+// opened after.
+func TestColorQueries(t *testing.T) {
+	m := NewManager()
+	p := openHelper(t, m, Config{Cols: 120}, "colors")
+	waitScreen(t, p, "1=ESC]10;rgb:ffff/ffff/ffffBELESC]11;rgb:0000/0000/0000BELESC]4;1;rgb:cdcd/0000/0000BEL")
+	c := term.DefaultColors()
+	c.Fg, c.Bg, c.Palette[1] = term.RGB8(0x65, 0x7b, 0x83), term.RGB8(0xfd, 0xf6, 0xe3), term.RGB8(0xdc, 0x32, 0x2f)
+	m.SetColors(c)
+	if m.Colors() != c {
+		t.Fatalf("Colors() = %+v, want what was set", m.Colors())
+	}
+	if _, err := p.Write([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	light := "ESC]10;rgb:6565/7b7b/8383BELESC]11;rgb:fdfd/f6f6/e3e3BELESC]4;1;rgb:dcdc/3232/2f2fBEL"
+	waitScreen(t, p, "2="+light)
+	q := openHelper(t, m, Config{Cols: 120}, "colors")
+	waitScreen(t, q, "1="+light)
+}

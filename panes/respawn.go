@@ -26,7 +26,8 @@ func (m *Manager) Respawn(id string, cfg Config) (*Pane, error) {
 	if !old.Exited() {
 		return nil, fmt.Errorf("respawn %s: %w", id, ErrRunning)
 	}
-	p, err := start(id, old.num, cfg, m.paneDirty)
+	colors, gen := m.paneColors()
+	p, err := start(id, old.num, cfg, m.paneDirty, colors, gen)
 	if err != nil {
 		return nil, fmt.Errorf("respawn %s: %w", id, err)
 	}
@@ -41,6 +42,7 @@ func (m *Manager) Respawn(id string, cfg Config) (*Pane, error) {
 	m.order[slices.Index(m.order, old)] = p
 	delete(m.dirty, old)
 	m.mu.Unlock()
+	m.catchUpColors(p, gen)
 	p.markDirty()
 	_ = old.Close()
 	return p, nil

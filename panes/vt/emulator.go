@@ -134,8 +134,9 @@ type Emulator struct {
 	allDirty bool // every row changed (scroll, screen switch, resize)
 	title    string
 
-	reply func([]byte)
-	event func(term.Event)
+	reply  func([]byte)
+	event  func(term.Event)
+	colors term.Colors // what colour queries are answered with
 
 	t tables
 	p parser
@@ -153,7 +154,10 @@ type Emulator struct {
 	srch     searcher // Search's buffers, reused
 }
 
-var _ term.Emulator = (*Emulator)(nil)
+var (
+	_ term.Emulator    = (*Emulator)(nil)
+	_ term.ColorSetter = (*Emulator)(nil)
+)
 
 // New returns an emulator of cols×rows with DefaultScrollback lines of
 // scrollback unless an option says otherwise.
@@ -164,6 +168,7 @@ func New(cols, rows int, opts ...Option) *Emulator {
 		o(e)
 	}
 	e.t.init()
+	e.colors = term.DefaultColors()
 	e.cols, e.rows = max(cols, 1), max(rows, 1)
 	for i := range e.screens {
 		e.screens[i] = newScreen(e.cols, e.rows)
@@ -306,6 +311,10 @@ func (e *Emulator) Modes() term.Modes {
 
 // Title is the last OSC 0/2 title.
 func (e *Emulator) Title() string { return e.title }
+
+// SetColors sets the colours OSC 10, 11, 12 and 4 queries are answered
+// with (term.ColorSetter); RIS keeps them, as they are the terminal's.
+func (e *Emulator) SetColors(c term.Colors) { e.colors = c }
 
 // SetCallbacks sets where replies and events go.
 func (e *Emulator) SetCallbacks(reply func(p []byte), event func(term.Event)) {

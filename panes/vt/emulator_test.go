@@ -392,7 +392,7 @@ func TestReplies(t *testing.T) {
 	e.SetCallbacks(func(p []byte) { got = append(got, string(p)) }, nil)
 	feed(t, e, "\x1b[c\x1b[>c\x1b[5n\x1b[3;4H\x1b[6n\x1b[?2026$p\x1b[?2026h\x1b[?2026$p\x1b[?1049$p\x1b[?9999$p\x1b[4$p\x1b]11;?\a\x1b[18t")
 	want := []string{"\x1b[?62;22c", "\x1b[>1;10;0c", "\x1b[0n", "\x1b[3;4R", "\x1b[?2026;2$y",
-		"\x1b[?2026;1$y", "\x1b[?1049;2$y", "\x1b[?9999;0$y", "\x1b[4;2$y", "\x1b]11;rgb:0000/0000/0000\x1b\\", "\x1b[8;5;10t"}
+		"\x1b[?2026;1$y", "\x1b[?1049;2$y", "\x1b[?9999;0$y", "\x1b[4;2$y", "\x1b]11;rgb:0000/0000/0000\a", "\x1b[8;5;10t"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("replies\n%q\nwant\n%q", got, want)
 	}
@@ -837,4 +837,33 @@ func TestDECCOLM(t *testing.T) {
 	feed(t, e, "abcdef"+"\x1b[?3h") // a pending wrap ends
 	feed(t, e, "X")
 	wantScreen(t, e, "X", "")
+}
+
+func TestColorQueries(t *testing.T) {
+	e := New(10, 2)
+	var got []string
+	e.SetCallbacks(func(p []byte) { got = append(got, string(p)) }, nil)
+	ask := func(q string, want ...string) {
+		t.Helper()
+		got = nil
+		feed(t, e, q)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q answered\n%q\nwant\n%q", q, got, want)
+		}
+	}
+	// The defaults, each ended as asked (BEL or ST).
+	ask("\x1b]10;?\x1b\\", "\x1b]10;rgb:ffff/ffff/ffff\x1b\\")
+	ask("\x1b]11;?\a", "\x1b]11;rgb:0000/0000/0000\a")
+	ask("\x1b]4;1;?;255;?;16;?;231;?\a", "\x1b]4;1;rgb:cdcd/0000/0000\a", "\x1b]4;255;rgb:eeee/eeee/eeee\a",
+		"\x1b]4;16;rgb:0000/0000/0000\a", "\x1b]4;231;rgb:ffff/ffff/ffff\a")
+	// The outer terminal's, once set; RIS keeps them.
+	c := term.DefaultColors()
+	c.Fg, c.Bg, c.Cursor = term.RGB{R: 0x1111, G: 0x2222, B: 0x3333}, term.RGB8(0xfd, 0xf6, 0xe3), term.RGB8(1, 2, 3)
+	c.Palette[1] = term.RGB8(0xdc, 0x32, 0x2f)
+	e.SetColors(c)
+	feed(t, e, "\x1bc")
+	ask("\x1b]10;?;?;?\x1b\\", "\x1b]10;rgb:1111/2222/3333\x1b\\", "\x1b]11;rgb:fdfd/f6f6/e3e3\x1b\\", "\x1b]12;rgb:0101/0202/0303\x1b\\")
+	ask("\x1b]11;?\a\x1b]4;1;?\a", "\x1b]11;rgb:fdfd/f6f6/e3e3\a", "\x1b]4;1;rgb:dcdc/3232/2f2f\a")
+	// Set requests and malformed queries answer nothing.
+	ask("\x1b]11;#ffffff\a\x1b]4;1;#ff0000\a\x1b]4;300;?\a\x1b]4;x;?\a\x1b]10;\a")
 }

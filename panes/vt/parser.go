@@ -132,6 +132,7 @@ type parser struct {
 	ninter int
 	osc    []byte
 	oscBig bool // OSC longer than maxOSC: dropped
+	oscBEL bool // the OSC being dispatched ended with BEL (else ST)
 }
 
 const maxOSC = 64 << 10
@@ -162,6 +163,7 @@ func (e *Emulator) advance(b byte) {
 		switch p.state {
 		case stOSC:
 			if b == 0x07 || b == 0x1b {
+				p.oscBEL = b == 0x07
 				e.oscDispatch()
 			}
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // OSC strings (ESC ] Ps ; Pt, ended by ST or BEL): the title, hyperlinks,
-// notifications and colour queries. Others are ignored.
+// notifications and colour queries (OSC 4, 10, 11, 12). Others are ignored.
 
 // oscDispatch handles the OSC string collected in p.osc.
 func (e *Emulator) oscDispatch() {
@@ -32,10 +32,10 @@ func (e *Emulator) oscDispatch() {
 		e.notify9(rest)
 	case 777:
 		e.notify777(rest)
+	case 4:
+		e.paletteQueries(rest)
 	case 10, 11, 12:
-		if string(rest) == "?" {
-			e.colorQuery(cmd)
-		}
+		e.colorQueries(cmd, rest)
 	}
 }
 
@@ -82,18 +82,59 @@ func (e *Emulator) notify777(arg []byte) {
 	e.emit(term.Event{Kind: term.EventNotify, Title: string(title), Body: string(body)})
 }
 
-// colorQuery answers OSC 10, 11 and 12 ? (foreground, background, cursor
-// colour) with white, black and white.
-func (e *Emulator) colorQuery(cmd int) {
-	c := "rgb:ffff/ffff/ffff"
-	if cmd == 11 {
-		c = "rgb:0000/0000/0000"
+// colorQueries is OSC 10, 11 and 12 (foreground, background, cursor
+// colour): each "?" in the list answers the colour of its place, as xterm
+// lets "OSC 10;?;?" ask for 10 and 11. Set requests are ignored: the
+// cockpit draws with the outer terminal's colours.
+func (e *Emulator) colorQueries(cmd int, rest []byte) {
+	for len(rest) > 0 && cmd <= 12 {
+		arg, tail, _ := bytes.Cut(rest, []byte{';'})
+		if string(arg) == "?" {
+			c := e.colors.Fg
+			switch cmd {
+			case 11:
+				c = e.colors.Bg
+			case 12:
+				c = e.colors.Cursor
+			}
+			e.colorReply(cmd, -1, c)
+		}
+		rest = tail
+		cmd++
 	}
+}
+
+// paletteQueries is OSC 4;c;?[;c;?…]: each queried palette entry (0–255)
+// is answered. Set requests are ignored.
+func (e *Emulator) paletteQueries(rest []byte) {
+	for len(rest) > 0 {
+		idx, tail, _ := bytes.Cut(rest, []byte{';'})
+		spec, tail2, _ := bytes.Cut(tail, []byte{';'})
+		rest = tail2
+		i, err := strconv.Atoi(string(idx))
+		if err != nil || i < 0 || i > 255 || string(spec) != "?" {
+			continue
+		}
+		e.colorReply(4, i, e.colors.PaletteColor(i))
+	}
+}
+
+// colorReply answers a colour query as xterm does, ending it as the query
+// was ended (BEL or ST): OSC cmd[;idx];rgb:rrrr/gggg/bbbb.
+func (e *Emulator) colorReply(cmd, idx int, c term.RGB) {
 	r := append(e.replyBuf[:0], "\x1b]"...)
 	r = strconv.AppendInt(r, int64(cmd), 10)
 	r = append(r, ';')
-	r = append(r, c...)
-	r = append(r, "\x1b\\"...)
+	if idx >= 0 {
+		r = strconv.AppendInt(r, int64(idx), 10)
+		r = append(r, ';')
+	}
+	r = c.AppendX11(r)
+	if e.p.oscBEL {
+		r = append(r, 0x07)
+	} else {
+		r = append(r, "\x1b\\"...)
+	}
 	e.replyBuf = r
 	e.sendReply(r)
 }

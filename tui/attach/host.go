@@ -14,6 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/okstra/cockpit/panes/term"
 )
 
 // Params describe the client's terminal. The client sends them in the
@@ -100,9 +102,10 @@ type Session struct {
 	ended    bool
 	killer   *time.Timer
 
-	pctx   context.Context // the program's
-	cancel context.CancelCauseFunc
-	onEnd  func(Outcome)
+	pctx     context.Context // the program's
+	cancel   context.CancelCauseFunc
+	onEnd    func(Outcome)
+	onColors func(term.Colors)
 
 	stats struct {
 		inFrames, inBytes, resizes atomic.Int64
@@ -155,6 +158,14 @@ func (s *Session) Params() Params { return s.params }
 // caller keeps of a session, it keeps there. It runs on Run's goroutine.
 // Call it before Run.
 func (s *Session) OnEnd(f func(Outcome)) { s.onEnd = f }
+
+// OnColors has the session ask the client's terminal for its colours
+// (ColorQuery) when it starts, and call f with them once they are in (on a
+// goroutine of its own, never after Run returned; not at all when the
+// terminal does not answer). Colours it does not answer keep
+// term.DefaultColors. The answers still reach the model. Call it before
+// Run.
+func (s *Session) OnColors(f func(term.Colors)) { s.onColors = f }
 
 // Send delivers msg to the model (as tea.Program.Send). It blocks until the
 // program takes it, returns at once once the session has ended, and must
@@ -278,12 +289,23 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 		}
 		_ = uv.NewTerminalReader(s.in, term).StreamEvents(decodeCtx, events)
 	}()
+	var colors *colorWatch
+	if s.onColors != nil {
+		colors = newColorWatch(s.onColors)
+		defer colors.stop()
+		// Before the program's first frame: the answers are the first
+		// input, ahead of any key.
+		_, _ = s.out.Write([]byte(ColorQuery))
+	}
 	go func() { // key events → program
 		defer wg.Done()
 		defer s.recoverGo("delivering input")
 		for {
 			select {
 			case ev := <-events:
+				if colors != nil {
+					colors.see(ev)
+				}
 				s.prog.Send(ev) // no-op once the program has ended
 			case <-decodeDone:
 				return

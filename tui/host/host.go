@@ -21,10 +21,12 @@ import (
 	"io"
 	"log"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/tui"
 	"github.com/okstra/cockpit/tui/attach"
@@ -41,6 +43,15 @@ type Host struct {
 	last     *tui.ViewState // the last detached screen's view
 	sessions map[*attach.Session]struct{}
 	gone     chan struct{} // a session ended (buffered 1)
+	// colors are the terminal colours the attached screens reported,
+	// oldest report first; the panes answer with the newest.
+	colors []screenColors
+}
+
+// screenColors is one screen's terminal colours.
+type screenColors struct {
+	s *attach.Session
+	c term.Colors
 }
 
 // New returns a host whose screens use prefix (empty: tui.DefaultPrefix).
@@ -112,6 +123,7 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		},
 	})
 	sess := attach.NewSession(conn, p, app, tui.ProgramOptions()...)
+	sess.OnColors(func(c term.Colors) { h.screenColors(sess, c) })
 	// The view a detached screen leaves is kept before its client gets the
 	// exit frame: a screen attaching the moment that client exits gets it.
 	sess.OnEnd(func(o attach.Outcome) {
@@ -129,6 +141,7 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		h.mu.Lock()
 		delete(h.sessions, sess)
 		h.mu.Unlock()
+		h.screenGone(sess)
 		select {
 		case h.gone <- struct{}{}:
 		default:
@@ -166,6 +179,36 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		return fmt.Errorf("screen ended %s: %w", out.Reason, runErr)
 	}
 	return nil
+}
+
+// screenColors records the colours s's terminal reported; the panes answer
+// colour queries with them (the newest report wins, as the newest screen
+// is the one a person just attached from).
+func (h *Host) screenColors(s *attach.Session, c term.Colors) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.colors = slices.DeleteFunc(h.colors, func(sc screenColors) bool { return sc.s == s })
+	h.colors = append(h.colors, screenColors{s, c})
+	h.eng.Manager().SetColors(c)
+}
+
+// screenGone forgets s's colours; when they were the panes', the newest of
+// the screens still attached take over. With no screen left the panes keep
+// the last colours reported: the next screen most likely comes from the
+// same terminal, and a program that asked again meanwhile gets the same
+// answer as before.
+func (h *Host) screenGone(s *attach.Session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.colors)
+	if n == 0 || h.colors[n-1].s != s {
+		h.colors = slices.DeleteFunc(h.colors, func(sc screenColors) bool { return sc.s == s })
+		return
+	}
+	h.colors = h.colors[:n-1]
+	if n > 1 {
+		h.eng.Manager().SetColors(h.colors[n-2].c)
+	}
 }
 
 // EndAll ends every attached screen with o and waits for them to go, at

@@ -167,6 +167,12 @@ func TestHostServesScreens(t *testing.T) {
 // test ends.
 func startHost(t *testing.T) (*Host, *engine.Engine, string) {
 	t.Helper()
+	return startHostLead(t, []string{"/bin/sh", "-c", "echo lead-is-here; exec cat"})
+}
+
+// startHostLead is startHost with lead as the lead's argv.
+func startHostLead(t *testing.T, lead []string) (*Host, *engine.Engine, string) {
+	t.Helper()
 	root := fixture.Copy(t)
 	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
 	run, err := state.LoadRun(root, fixture.RunManifest)
@@ -181,7 +187,7 @@ func startHost(t *testing.T) (*Host, *engine.Engine, string) {
 	sock := filepath.Join(dir, "s", "cockpit.sock")
 	h := New("")
 	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,
-		Lead: []string{"/bin/sh", "-c", "echo lead-is-here; exec cat"}})
+		Lead: lead})
 	if err != nil {
 		t.Fatal(err)
 	}
