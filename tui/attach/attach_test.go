@@ -479,9 +479,9 @@ func TestHugeSizesAreBounded(t *testing.T) {
 // to it has blocked for the write timeout; the engine does not wait on it.
 func TestStalledClientIsKicked(t *testing.T) {
 	noLeaks(t)
-	old := writeTimeout
-	writeTimeout = 200 * time.Millisecond
-	t.Cleanup(func() { writeTimeout = old })
+	oldW, oldF := writeTimeout, farewellTimeout
+	writeTimeout, farewellTimeout = 200*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { writeTimeout, farewellTimeout = oldW, oldF })
 	hc, cc := socketPair(t)
 	defer cc.Close()
 	if err := hc.SetWriteBuffer(4096); err != nil {
@@ -575,4 +575,101 @@ func TestClientHangupSignalSaysBye(t *testing.T) {
 		t.Errorf("host %+v %v", h.o, h.err)
 	}
 	checkRestored(t, tt)
+}
+
+// A screen kicked for not reading that catches up (a terminal paused with
+// ctrl+s, a client resumed) takes in what was sent and then the exit frame
+// saying why; the stream is whole to the end.
+func TestStalledClientHearsWhy(t *testing.T) {
+	noLeaks(t)
+	old := writeTimeout
+	writeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { writeTimeout = old })
+	hc, cc := socketPair(t)
+	defer cc.Close()
+	if err := hc.SetWriteBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(hc, Params{Cols: 160, Rows: 48, Env: testEnv}, busyModel{}, tea.WithFPS(60))
+	done := make(chan hostResult, 1)
+	go func() { o, err := s.Run(context.Background()); done <- hostResult{o, err} }()
+	for i := 1; !s.out.stalled.Load(); i++ {
+		if i > 1e7 {
+			t.Fatal("the host never gave up on a client that does not read")
+		}
+		s.Send(i)
+	}
+	// Now the client reads again.
+	dec := NewDecoder(cc)
+	var exit *Outcome
+	for {
+		f, err := dec.Next()
+		if err != nil {
+			break
+		}
+		if f.Type == FrameExit {
+			o := f.Outcome()
+			exit = &o
+		}
+	}
+	if exit == nil || exit.Reason != ReasonKicked || exit.Message != FellBehind {
+		t.Errorf("the client read exit %+v, want kicked: %q", exit, FellBehind)
+	}
+	if h := waitResult(t, "host", done); h.o.Reason != ReasonKicked || h.o.Message != FellBehind || h.err != nil {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+}
+
+// A client whose connection ends without an exit frame while the engine
+// is alive says it was disconnected, not that the engine died.
+func TestLostWhileEngineAliveIsKicked(t *testing.T) {
+	noLeaks(t)
+	tt := newTerminal(t, 80, 24)
+	hc, cc := socketPair(t)
+	clientDone := make(chan hostResult, 1)
+	go func() {
+		o, err := Run(cc, tt.pts, tt.pts, ClientOptions{Cols: 80, Rows: 24, EngineAlive: func() bool { return true }})
+		clientDone <- hostResult{o, err}
+	}()
+	_ = hc.Close()
+	if c := waitResult(t, "client", clientDone); c.o.Reason != ReasonKicked || c.o.Message != ClosedBehind || c.err != nil {
+		t.Errorf("client: %+v %v", c.o, c.err)
+	}
+}
+
+// socketAnswers finds the engine through the socket the client dialled.
+func TestSocketAnswers(t *testing.T) {
+	dir := t.TempDir()
+	sock := dir + "/s"
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !socketAnswers(Buffered(c, c)) {
+		t.Fatal("a listening engine's socket did not answer")
+	}
+	l.Close()
+	if socketAnswers(Buffered(c, c)) {
+		t.Fatal("a closed socket answered")
+	}
+	hc, cc := socketPair(t)
+	defer hc.Close()
+	defer cc.Close()
+	if socketAnswers(cc) {
+		t.Fatal("an unnamed socket answered")
+	}
 }

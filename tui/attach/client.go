@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -84,7 +85,22 @@ type ClientOptions struct {
 	// DetachTimeout is how long Run waits for the exit frame after asking
 	// to detach (on SIGTERM, SIGINT or SIGQUIT). Default 2 s.
 	DetachTimeout time.Duration
+	// EngineAlive is asked once the connection ended without an exit
+	// frame: an engine still alive closed this screen itself, which it
+	// does to a screen that fell behind and did not catch up in time
+	// (FarewellTimeout), so Run returns ReasonKicked saying so instead of
+	// ReasonLost. Nil means: the engine answers a connection to the
+	// socket conn was dialled to (conn's RemoteAddr, a unix socket path).
+	EngineAlive func() bool
 }
+
+// lostConnection is the message of a connection that ended without an
+// exit frame.
+const lostConnection = "lost the connection to the engine"
+
+// ClosedBehind is the message of a screen whose connection an engine still
+// alive closed without an exit frame.
+const ClosedBehind = "the engine disconnected this screen: it fell behind (its terminal stopped reading) and did not catch up"
 
 // ErrNotTerminal is returned by Run when in is not a terminal.
 var ErrNotTerminal = errors.New("not a terminal")
@@ -101,7 +117,8 @@ var ErrNotTerminal = errors.New("not a terminal")
 //     frame, ReasonDetached;
 //   - SIGTERM, SIGINT, SIGQUIT: a detach frame, then the host's exit frame
 //     (or ReasonLost after DetachTimeout);
-//   - the connection ends without an exit frame: ReasonLost (the engine died);
+//   - the connection ends without an exit frame: ReasonLost (the engine
+//     died), or ReasonKicked when EngineAlive says it lives;
 //   - the host breaks the protocol: ReasonLost and an error.
 //
 // Run owns conn and closes it. in and out are usually os.Stdin and
@@ -216,12 +233,40 @@ loop:
 	if end.bye {
 		c.send(FrameBye, nil, 0, 0)
 	}
+	if end.o.Reason == ReasonLost && end.o.Message == lostConnection {
+		alive := opts.EngineAlive
+		if alive == nil {
+			alive = func() bool { return socketAnswers(conn) }
+		}
+		if alive() {
+			end.o = Outcome{Reason: ReasonKicked, Message: ClosedBehind}
+		}
+	}
 	// Stop both relays: the wake pipe ends the input poll, closing the
 	// connection ends the output read.
 	_, _ = unix.Write(wake[1], []byte{1})
 	_ = conn.Close()
 	wg.Wait()
 	return end.o, end.err
+}
+
+// socketAnswers says whether the unix socket conn was dialled to still
+// takes connections: its engine is alive.
+func socketAnswers(conn io.ReadWriteCloser) bool {
+	ra, ok := conn.(interface{ RemoteAddr() net.Addr })
+	if !ok {
+		return false
+	}
+	ua, ok := ra.RemoteAddr().(*net.UnixAddr)
+	if !ok || ua == nil || ua.Name == "" || ua.Name == "@" {
+		return false
+	}
+	c, err := net.DialTimeout("unix", ua.Name, time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }
 
 // client writes frames to the host; writes from the relays and the signal
@@ -287,7 +332,7 @@ func relayOutput(conn io.Reader, out io.Writer) (Outcome, error) {
 			if errors.Is(err, ErrBadFrame) {
 				return Outcome{Reason: ReasonLost, Message: "the engine sent a bad frame"}, fmt.Errorf("attach: %w", err)
 			}
-			return Outcome{Reason: ReasonLost, Message: "lost the connection to the engine"}, nil
+			return Outcome{Reason: ReasonLost, Message: lostConnection}, nil
 		}
 		switch f.Type {
 		case FrameOutput:

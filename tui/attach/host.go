@@ -46,6 +46,11 @@ const (
 	QuitGrace = 2 * time.Second
 	// exitTimeout bounds the write of the exit frame.
 	exitTimeout = time.Second
+	// FarewellTimeout is how long a screen kicked for not reading has to
+	// take in what was already sent to it, so that its exit frame reaches
+	// it too (a terminal that was only paused, ctrl+s or a suspended
+	// client resumed). Past it the connection closes without one.
+	FarewellTimeout = 5 * time.Second
 
 	// MaxCols, MaxRows and MaxCells bound a screen's size, as bubbletea
 	// bounds the sizes it believes (larger resizes are ignored): the
@@ -55,8 +60,12 @@ const (
 	MaxCells = 1 << 20
 )
 
-// writeTimeout is WriteTimeout; tests shorten it.
-var writeTimeout = WriteTimeout
+// writeTimeout and farewellTimeout are WriteTimeout and FarewellTimeout;
+// tests shorten them.
+var (
+	writeTimeout    = WriteTimeout
+	farewellTimeout = FarewellTimeout
+)
 
 // clampSize makes a size one the renderer can hold: 80x24 for a size not
 // given, at most MaxCols x MaxRows and MaxCells cells (rows give way).
@@ -98,6 +107,7 @@ type Session struct {
 	mu       sync.Mutex
 	outcome  *Outcome // first recorded wins
 	noExit   bool     // the client is gone: no exit frame
+	farewell bool     // the client stopped reading: an exit frame after what it was sent, if it catches up
 	protoErr error
 	ended    bool
 	killer   *time.Timer
@@ -222,11 +232,25 @@ var errQuitTimeout = errors.New("attach: the program did not quit in time")
 // kill ends the program now (the client is gone or broke the rules).
 func (s *Session) kill() { s.cancel(nil) }
 
+// FellBehind is the message of a screen kicked for not reading.
+const FellBehind = "the engine disconnected this screen: it fell behind (its terminal read nothing for 10 s)"
+
+// writeDeadliner is a connection whose writes can be cut short.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
 // stalled is called by the frame writer when a write to the client blocked
-// for WriteTimeout: the connection is closed, the program killed.
+// for WriteTimeout: the program is killed, and the blocked write is cut
+// short (the connection closed when its writes cannot be); Run then gives
+// the client FarewellTimeout to take in the rest and the exit frame.
 func (s *Session) stalled() {
-	s.record(Outcome{Reason: ReasonKicked, Message: "the screen stopped reading"}, true)
-	_ = s.conn.Close()
+	s.record(Outcome{Reason: ReasonKicked, Message: FellBehind}, true)
+	if d, ok := s.conn.(writeDeadliner); ok && d.SetWriteDeadline(time.Now()) == nil {
+		s.mu.Lock()
+		s.farewell = true
+		s.mu.Unlock()
+	} else {
+		_ = s.conn.Close()
+	}
 	s.kill()
 }
 
@@ -329,10 +353,13 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 	}
 
 	s.mu.Lock()
-	noExit := s.noExit
+	noExit, farewell := s.noExit, s.farewell
 	s.mu.Unlock()
-	if !noExit {
+	switch {
+	case !noExit:
 		_ = s.out.writeExit(out, exitTimeout)
+	case farewell:
+		s.out.writeFarewell(out, farewellTimeout)
 	}
 	s.out.close()
 	_ = s.conn.Close()
@@ -484,6 +511,10 @@ type frameWriter struct {
 	buf    []byte
 	closed bool
 	broken error
+	// stalled is set when onStall ran; unsent is then what the cut-short
+	// write did not send, for writeFarewell.
+	stalled atomic.Bool
+	unsent  []byte
 
 	frames, bytes atomic.Int64
 }
@@ -520,16 +551,42 @@ func (w *frameWriter) Write(p []byte) (int, error) {
 func (w *frameWriter) send(b []byte, timeout time.Duration) error {
 	var t *time.Timer
 	if w.onStall != nil && timeout > 0 {
-		t = time.AfterFunc(timeout, w.onStall)
+		t = time.AfterFunc(timeout, func() {
+			w.stalled.Store(true)
+			w.onStall()
+		})
 	}
-	_, err := w.conn.Write(b)
+	n, err := w.conn.Write(b)
 	if t != nil {
 		t.Stop()
 	}
 	if err != nil {
 		w.broken = err // a partial frame leaves the stream unusable
+		if w.stalled.Load() {
+			w.unsent = append(w.unsent[:0], b[max(n, 0):]...)
+		}
 	}
 	return err
+}
+
+// writeFarewell, after a stall, sends the rest of the write that was cut
+// short and the exit frame, giving the client timeout to read them; the
+// stream is whole again for a client that catches up.
+func (w *frameWriter) writeFarewell(o Outcome, timeout time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d, ok := w.conn.(writeDeadliner)
+	if w.closed || !w.stalled.Load() || !ok {
+		return
+	}
+	w.closed = true
+	if d.SetWriteDeadline(time.Now().Add(timeout)) != nil {
+		return
+	}
+	if _, err := w.conn.Write(append(w.unsent, AppendExit(nil, o)...)); err != nil {
+		return
+	}
+	w.unsent = nil
 }
 
 // writeExit writes the exit frame, the host's last.

@@ -2,7 +2,10 @@ package host
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,9 +13,12 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/engine"
+	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui/attach"
 )
 
@@ -154,5 +160,52 @@ func TestPanesAnswerWithTheScreensColors(t *testing.T) {
 		_ = tt.ptm.Close()
 		_ = tt.pts.Close()
 		<-tt.done
+	}
+}
+
+// TestScreenConnectionCutsWritesShort: the engine hands a screen a
+// connection whose writes can be cut short, which the session needs to
+// tell a screen that fell behind why it was disconnected (tui/attach
+// TestStalledClientHearsWhy).
+func TestScreenConnectionCutsWritesShort(t *testing.T) {
+	root := fixture.Copy(t)
+	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
+	run, err := state.LoadRun(root, fixture.RunManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "ckh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s", "cockpit.sock")
+	got := make(chan bool, 1)
+	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, CloseGrace: 200 * time.Millisecond,
+		Lead: []string{"/bin/sh", "-c", "exec cat"},
+		Attach: func(ctx context.Context, conn io.ReadWriteCloser, _ json.RawMessage) error {
+			defer conn.Close()
+			d, ok := conn.(interface{ SetWriteDeadline(time.Time) error })
+			got <- ok && d.SetWriteDeadline(time.Now().Add(time.Second)) == nil
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, _, _, _, err := control.DialAttach(ctx, sock, "test", control.AttachParams{Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	select {
+	case ok := <-got:
+		if !ok {
+			t.Fatal("the screen's connection has no write deadline")
+		}
+	case <-ctx.Done():
+		t.Fatal("the attach hook was not called")
 	}
 }
