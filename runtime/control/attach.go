@@ -67,6 +67,11 @@ type bufferedConn struct {
 func (b bufferedConn) Write(p []byte) (int, error) { return b.conn.Write(p) }
 func (b bufferedConn) Close() error                { return b.conn.Close() }
 
+// SetWriteDeadline lets a screen's session cut a write blocked on a client
+// that stopped reading short, and give it a last deadline for its exit
+// frame (tui/attach).
+func (b bufferedConn) SetWriteDeadline(t time.Time) error { return b.conn.SetWriteDeadline(t) }
+
 // DialAttach connects to the engine at path, says hello and asks to attach
 // a screen with params. On success the connection carries frames from now
 // on: read it through the returned reader (it may hold bytes past the
