@@ -156,6 +156,9 @@ func runClient(s *IOStreams, conn io.ReadWriteCloser, in, out *os.File, p attach
 	case attach.ReasonLost:
 		return fmt.Errorf("the engine is gone (pid %d died or was killed); `cockpit open --project-root %s --run-manifest %s` reconciles the run",
 			hello.PID, hello.ProjectRoot, hello.RunManifest)
+	case attach.ReasonKicked:
+		// The engine goes on: say how to come back.
+		return fmt.Errorf("%s; `%s` attaches again", outcome.Message, back)
 	}
 	return fmt.Errorf("the screen ended (%s): %s", outcome.Reason, outcome.Message)
 }
