@@ -3,7 +3,6 @@ package panes
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/okstra/cockpit/panes/refvt"
 	"github.com/okstra/cockpit/panes/term"
@@ -19,7 +18,9 @@ func TestViewSearchText(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := NewManager()
 			p := openHelper(t, m, Config{Cols: 40, Rows: 5, NewEmulator: c.emu}, "flood", "30")
-			waitFor(t, "the flood", 10*time.Second, func() bool { return p.View(0, 5, false).ScrollbackLen >= 26 })
+			// The whole flood, not a part of it: the views below count
+			// back from its end.
+			waitDone(t, p)
 			v := p.View(0, 5, false)
 			if len(v.Lines) != 5 || v.End != v.First+5 || v.End != int(v.ScrollbackDropped)+v.ScrollbackLen+5 {
 				t.Fatalf("view %+v", v)

@@ -645,13 +645,18 @@ func TestSocketAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
+	go func() { // an engine: any request line gets a reply line
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			c.Close()
+			go func() {
+				defer c.Close()
+				if _, err := bufio.NewReader(c).ReadSlice('\n'); err == nil {
+					_, _ = c.Write([]byte(`{"id":1,"error":{"code":1,"message":"x"}}` + "\n"))
+				}
+			}()
 		}
 	}()
 	c, err := net.Dial("unix", sock)

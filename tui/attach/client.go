@@ -250,8 +250,11 @@ loop:
 	return end.o, end.err
 }
 
-// socketAnswers says whether the unix socket conn was dialled to still
-// takes connections: its engine is alive.
+// socketAnswers says whether the engine behind the unix socket conn was
+// dialled to still answers: a connection is taken and a request (one JSON
+// line of the control protocol, docs/PROTOCOL.md) gets a reply line within
+// a second. An engine that is dying may still take the connection, but
+// does not reply.
 func socketAnswers(conn io.ReadWriteCloser) bool {
 	ra, ok := conn.(interface{ RemoteAddr() net.Addr })
 	if !ok {
@@ -265,8 +268,13 @@ func socketAnswers(conn io.ReadWriteCloser) bool {
 	if err != nil {
 		return false
 	}
-	_ = c.Close()
-	return true
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, `{"id":1,"method":"hello","params":{"client":"attach liveness"}}`+"\n"); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadSlice('\n')
+	return err == nil && len(line) > 1
 }
 
 // client writes frames to the host; writes from the relays and the signal
