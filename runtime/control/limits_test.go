@@ -33,7 +33,7 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 func listenTest(t *testing.T, h Handler, lim Limits) (*Server, string) {
 	t.Helper()
 	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
-	s, err := ListenLimits(sock, h, HelloResult{}, lim)
+	s, err := ListenWith(sock, h, HelloResult{}, Options{Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}

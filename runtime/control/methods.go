@@ -93,8 +93,10 @@ func spec[P, R any](m Method[P, R], note string, handle func(s *Server, c *conn,
 					return
 				}
 			}
+			start := time.Now()
 			r, err := handle(s, c, p)
 			_ = c.reply(id, r, err)
+			s.logRequest(c, m.Name, start, p, r, err)
 		}
 	}
 	return sp
@@ -142,6 +144,7 @@ func serveSubscribe(s *Server, c *conn, id int64, _ json.RawMessage) {
 	if err := c.reply(id, Empty{}, nil); err != nil {
 		return
 	}
+	s.logRequest(c, MethodSubscribe, time.Now(), nil, nil, nil)
 	s.stream(c, events)
 }
 

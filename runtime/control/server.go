@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -49,6 +50,8 @@ type Server struct {
 	h     Handler
 	hello HelloResult
 	lim   Limits
+	log   *slog.Logger
+	connN atomic.Int64  // the last connection's number, for the log
 	uid   atomic.Uint32 // the only uid served; a field so tests can forge a mismatch
 	quit  chan struct{} // closed by Close
 
@@ -91,11 +94,28 @@ var ErrServing = errors.New("a cockpit is already serving this run")
 // pid) says whether a live server owns it — a live one is never replaced, a
 // stale socket left by a dead one is.
 func Listen(path string, h Handler, hello HelloResult) (*Server, error) {
-	return ListenLimits(path, h, hello, DefaultLimits)
+	return ListenWith(path, h, hello, Options{})
 }
 
-// ListenLimits is Listen with other limits than DefaultLimits (tests).
-func ListenLimits(path string, h Handler, hello HelloResult, lim Limits) (*Server, error) {
+// Options are how a server serves beyond its handler.
+type Options struct {
+	// Limits bound what clients can hold (zero: DefaultLimits).
+	Limits Limits
+	// Log records every connection and request with its outcome (nil:
+	// nothing is logged).
+	Log *slog.Logger
+}
+
+// ListenWith is Listen with options.
+func ListenWith(path string, h Handler, hello HelloResult, o Options) (*Server, error) {
+	lim := o.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -132,7 +152,7 @@ func ListenLimits(path string, h Handler, hello HelloResult, lim Limits) (*Serve
 	if lim.MaxConns <= 0 {
 		lim.MaxConns = DefaultLimits.MaxConns
 	}
-	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, lim: lim, conns: map[net.Conn]struct{}{}, quit: make(chan struct{})}
+	s := &Server{path: abs, ln: ln, lock: lock, h: h, hello: hello, lim: lim, log: log, conns: map[net.Conn]struct{}{}, quit: make(chan struct{})}
 	s.uid.Store(uint32(os.Getuid()))
 	s.hello.Version, s.hello.Server, s.hello.PID = ProtocolVersion, "cockpit", os.Getpid()
 	s.wg.Add(1)
@@ -193,6 +213,7 @@ func (s *Server) accept() {
 			// backlog. Pause (5 ms, doubling up to a second, as net/http
 			// does; tmux pauses a second) and accept again.
 			pause = min(max(2*pause, 5*time.Millisecond), acceptPauseMax)
+			s.log.Warn("accept failed; retrying", "err", err, "pause", pause)
 			select {
 			case <-time.After(pause):
 				continue
@@ -206,6 +227,7 @@ func (s *Server) accept() {
 			err = checkPeer(uid, s.uid.Load())
 		}
 		if err != nil {
+			s.log.Warn("connection refused", "code", CodeDenied, "err", err)
 			s.refuse(c, CodeDenied, err.Error())
 			continue
 		}
@@ -217,6 +239,7 @@ func (s *Server) accept() {
 		}
 		if len(s.conns) >= s.lim.MaxConns {
 			s.mu.Unlock()
+			s.log.Warn("connection refused", "code", CodeBusy, "open", s.lim.MaxConns)
 			s.refuse(c, CodeBusy, fmt.Sprintf("this cockpit has %d connections open, its limit; close some (a `cockpit events` that stopped reading?) and try again", s.lim.MaxConns))
 			continue
 		}
@@ -264,6 +287,8 @@ func checkPeer(peer, self uint32) error {
 
 type conn struct {
 	c      net.Conn
+	n      int64         // its number, for the log
+	client string        // what hello said it is, for the log
 	stall  time.Duration // Limits.WriteStall
 	wmu    sync.Mutex
 	ctx    context.Context
@@ -300,7 +325,7 @@ func (c *conn) write(line []byte) error {
 func (s *Server) serve(nc net.Conn) {
 	defer s.wg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &conn{c: nc, stall: s.lim.WriteStall, ctx: ctx, cancel: cancel}
+	c := &conn{c: nc, n: s.connN.Add(1), stall: s.lim.WriteStall, ctx: ctx, cancel: cancel}
 	defer func() {
 		cancel()
 		nc.Close()
@@ -323,6 +348,9 @@ func (s *Server) serve(nc net.Conn) {
 			continue
 		}
 		if err != nil {
+			if !greeted && errors.Is(err, os.ErrDeadlineExceeded) {
+				s.log.Warn("connection closed: no hello", "conn", c.n, "within", s.lim.Handshake)
+			}
 			return
 		}
 		var req Request
@@ -334,6 +362,7 @@ func (s *Server) serve(nc net.Conn) {
 			// No other request is read on this connection: from the byte
 			// after the reply, it carries frames.
 			res, serveScreen, err := s.attach(req.Params)
+			s.logRequest(c, MethodAttach, time.Now(), req.Params, res, err)
 			if err != nil {
 				_ = c.reply(req.ID, nil, err)
 				continue
@@ -355,6 +384,8 @@ func (s *Server) serve(nc net.Conn) {
 			}
 			var p HelloParams
 			_ = json.Unmarshal(req.Params, &p)
+			c.client = p.Client
+			s.log.Info("hello", "conn", c.n, "client", p.Client, "version", p.Version)
 			if p.Version != ProtocolVersion {
 				_ = c.send(Reply{ID: req.ID, Error: &RPCError{Code: CodeVersion, Message: fmt.Sprintf("protocol version %d is not supported; this cockpit speaks %d", p.Version, ProtocolVersion)}})
 				return

@@ -87,7 +87,8 @@ func (s *Server) stream(c *conn, events <-chan EventMessage) {
 		queue, queued = nil, 0
 		mu.Unlock()
 		for _, line := range batch {
-			if c.write(line) != nil {
+			if err := c.write(line); err != nil {
+				s.log.Warn("subscriber disconnected", "conn", c.n, "client", c.client, "err", err)
 				return
 			}
 			mu.Lock()
@@ -98,6 +99,7 @@ func (s *Server) stream(c *conn, events <-chan EventMessage) {
 			}
 		}
 		if lagged {
+			s.log.Warn("subscriber disconnected: fell behind", "conn", c.n, "client", c.client, "backlog", s.lim.EventBacklog)
 			_ = c.send(Reply{Error: &RPCError{Code: CodeLagging, Message: fmt.Sprintf("disconnected: this client fell more than %d bytes of events behind; subscribe again", s.lim.EventBacklog)}})
 			c.c.Close()
 			return

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,6 +51,9 @@ type Config struct {
 	// ended, and owns conn. cmd provides it (tui/host); nil refuses
 	// attach requests. A panic in it ends that screen only.
 	Attach func(ctx context.Context, conn io.ReadWriteCloser, params json.RawMessage) error
+	// Log is the engine's log (NewLogger on OpenLog's file for the daemon;
+	// nil logs nothing).
+	Log *slog.Logger
 }
 
 // Engine is the engine behind the screen: it owns the panes, watches the
@@ -56,6 +61,7 @@ type Config struct {
 // human's gates. The screen and `cockpit events` subscribe to its events.
 type Engine struct {
 	cfg    Config
+	log    *slog.Logger
 	run    *state.Run
 	mgr    *panes.Manager
 	broker *broker
@@ -98,8 +104,12 @@ func Start(cfg Config) (*Engine, error) {
 	if cfg.Cols == 0 || cfg.Rows == 0 {
 		cfg.Cols, cfg.Rows = 100, 30
 	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	c := &Engine{
-		cfg: cfg, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
+		cfg: cfg, log: log, run: cfg.Run, mgr: panes.NewManager(), broker: newBroker(),
 		info: map[string]control.PaneInfo{}, rebuild: make(chan struct{}, 1), done: make(chan struct{}),
 		stopping: make(chan struct{}), started: time.Now(),
 		seen:   map[string]sidecarWatch{},
@@ -140,11 +150,12 @@ func Start(cfg Config) (*Engine, error) {
 			path = control.SocketPath(run)
 		}
 		hello := control.HelloResult{RunManifest: run.Manifest.Display, ProjectRoot: run.Root.Dir()}
-		if c.server, err = control.Listen(path, c.handler(), hello); err != nil {
+		if c.server, err = control.ListenWith(path, c.handler(), hello, control.Options{Log: log}); err != nil {
 			c.watch.Close()
 			return nil, err
 		}
 	}
+	log.Info("engine started", "pid", os.Getpid(), "runManifest", run.Manifest.Display, "socket", c.SocketPath(), "lead", len(cfg.Lead) > 0)
 	c.refresh(nil, true)
 	c.wg.Add(1)
 	go c.loop()
@@ -249,6 +260,7 @@ func (c *Engine) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	c.log.Info("engine closing: closing every pane")
 	c.opening.Wait()
 	err := c.mgr.CloseAll()
 	if c.server != nil {
@@ -257,6 +269,15 @@ func (c *Engine) Close() error {
 	close(c.done)
 	c.wg.Wait()
 	c.watch.Close()
-	_, _, serr := team.Settle(c.run)
+	_, settled, serr := team.Settle(c.run)
+	c.log.Info("engine closed", "settled", strings.Join(settled, ","), "err", errString(errors.Join(err, serr)))
 	return errors.Join(err, serr)
+}
+
+// errString is err's text for the log ("" for none).
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return control.Clip(err.Error())
 }

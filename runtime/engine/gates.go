@@ -36,13 +36,16 @@ func (c *Engine) Gate(ctx context.Context, p control.GateParams) (control.GateRe
 	}
 	c.gates = append(c.gates, pg)
 	c.mu.Unlock()
+	c.log.Info("gate opened", "gate", g.ID, "kind", string(g.Kind), "options", len(g.Options))
 	c.broker.publish(view.Notice{Text: "gate " + g.ID + " is waiting for your answer"})
 	c.kick()
 	select {
 	case a := <-pg.answer:
+		c.log.Info("gate answered", "gate", g.ID, "option", a.Option, "status", a.Status)
 		return control.GateResult{Answer: a}, nil
 	case <-ctx.Done():
 		c.dropGate(g.ID)
+		c.log.Info("gate withdrawn: its asker went away", "gate", g.ID)
 		return control.GateResult{}, &control.RPCError{Code: control.CodeCancelled, Message: "the gate was withdrawn"}
 	case <-c.done:
 		c.dropGate(g.ID)

@@ -122,26 +122,35 @@ func (c *Engine) open(cfg panes.Config, info control.PaneInfo, following int) (*
 	}
 	p, err := c.mgr.Open(cfg)
 	if err != nil {
+		c.log.Warn("pane did not open", "dispatch", info.DispatchID, "lead", info.Lead, "err", errString(err))
 		return nil, err
 	}
 	info.PaneID, info.PID = p.ID(), p.Pid()
+	c.log.Info("pane opened", "pane", info.PaneID, "pid", info.PID, "dispatch", info.DispatchID, "lead", info.Lead, "cols", cfg.Cols, "rows", cfg.Rows)
 	c.broker.update(func() any {
 		c.mu.Lock()
 		c.info[p.ID()] = info
 		c.mu.Unlock()
 		return view.PaneOpened{PaneID: info.PaneID, Title: info.Title, DispatchID: info.DispatchID, Lead: info.Lead}
 	})
+	c.watchExit(p, info)
+	return p, nil
+}
+
+// watchExit logs the pane's program's exit and looks at the run again:
+// a worker's exit is what its sidecar reports.
+func (c *Engine) watchExit(p *panes.Pane, info control.PaneInfo) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		select {
 		case <-p.Done():
-			// A worker's exit is what its sidecar reports; look again.
+			st, _ := p.Status()
+			c.log.Info("pane program exited", "pane", p.ID(), "pid", p.Pid(), "dispatch", info.DispatchID, "lead", info.Lead, "status", st.String())
 			c.kick()
 		case <-c.done:
 		}
 	}()
-	return p, nil
 }
 
 // OpenPane serves open-pane: a worker pane running argv.
@@ -196,13 +205,14 @@ func (c *Engine) ClosePanes(p control.ClosePanesParams) (control.ClosePanesResul
 // SIGKILL (the wrapper writes a terminal sidecar on the first).
 func (c *Engine) ClosePane(id, reason string) error {
 	c.mu.Lock()
-	_, ok := c.info[id]
+	info, ok := c.info[id]
 	delete(c.info, id)
 	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("%s: %w", id, panes.ErrNoPane)
 	}
 	err := c.mgr.Close(id)
+	c.log.Info("pane closed", "pane", id, "dispatch", info.DispatchID, "reason", control.Clip(reason), "err", errString(err))
 	c.broker.publish(view.PaneClosed{PaneID: id, Reason: reason})
 	c.kick()
 	return err

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/runtime/watch"
@@ -27,8 +30,10 @@ func (c *Engine) loop() {
 		case <-c.rebuild:
 			full = true
 		case batch = <-c.watch.Events():
-		case <-c.watch.Errors():
-			full = true // events may have been lost: look at everything
+		case err := <-c.watch.Errors():
+			// Events may have been lost: look at everything.
+			c.log.Warn("watcher overflow: rescanning every dispatch", "err", errString(err))
+			full = true
 		}
 		c.refresh(batch, full)
 	}
@@ -109,10 +114,12 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 		// speaks for the dispatch.
 		sp, err := run.Root.Resolve(d.StatusPath, "statusPath")
 		if err != nil {
+			c.log.Warn("sidecar path refused", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
 			continue
 		}
 		v, err := team.SidecarVerdict(sp, d, c.watch)
 		if err != nil {
+			c.log.Warn("sidecar unreadable", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
 			continue
 		}
 		name := filepath.Join(run.Root.Dir(), d.StatusPath)
@@ -152,8 +159,10 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 		return nil
 	})
 	if err == nil {
+		c.logVerdicts(ts, verdicts)
 		return ts, "", nil
 	}
+	c.log.Error("settle not recorded; retrying in 1s", "dispatches", strings.Join(slices.Sorted(maps.Keys(verdicts)), ","), "err", errString(err))
 	// Shown in the view, and looked at again on the next event: the
 	// settle did not happen.
 	for id := range verdicts {
@@ -203,6 +212,26 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 		c.view = v
 		return view.ViewUpdated{View: v}
 	})
+}
+
+// logVerdicts records each settle decision: the dispatch, its pane, the
+// status and reason its sidecar gave, and the wrapper that gave it.
+func (c *Engine) logVerdicts(ts *state.TeamState, verdicts map[string]team.Verdict) {
+	for _, d := range ts.WorkerDispatches {
+		v, ok := verdicts[d.DispatchID]
+		if !ok {
+			continue
+		}
+		attrs := []any{"dispatch", d.DispatchID, "pane", d.PaneID, "status", string(v.Status), "reason", control.Clip(v.Reason), "wrapperPid", v.PID}
+		if v.Exit != nil {
+			attrs = append(attrs, "exit", *v.Exit)
+		}
+		if d.Status != v.Status {
+			// Someone settled it first (a teardown): its record stands.
+			attrs = append(attrs, "recorded", string(d.Status))
+		}
+		c.log.Info("dispatch settled", attrs...)
+	}
 }
 
 // sidecarWatch is what the engine watches of one dispatch's sidecar: its

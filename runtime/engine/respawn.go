@@ -55,20 +55,14 @@ func (c *Engine) RespawnLead() error {
 		return err
 	}
 	c.mu.Lock()
-	if info, ok := c.info[id]; ok {
+	info, ok := c.info[id]
+	if ok {
 		info.PID = p.Pid()
 		c.info[id] = info
 	}
 	c.mu.Unlock()
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		select {
-		case <-p.Done():
-			c.kick()
-		case <-c.done:
-		}
-	}()
+	c.log.Info("lead respawned", "pane", id, "pid", p.Pid())
+	c.watchExit(p, info)
 	c.broker.publish(view.Notice{Text: "the lead's command was started again", PaneID: id})
 	return nil
 }

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
-	"log"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -73,9 +73,10 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 		c.mu.Lock()
 		c.screens++
 		c.mu.Unlock()
+		c.log.Info("screen attached", "screen", id)
 		defer func() {
 			if r := recover(); r != nil {
-				log.Printf("cockpit engine: %s panicked: %v\n%s", id, r, debug.Stack())
+				c.log.Error("screen panicked", "screen", id, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				conn.Close()
 			}
 			c.mu.Lock()
@@ -83,8 +84,10 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 			c.mu.Unlock()
 		}()
 		if err := c.cfg.Attach(ctx, conn, params); err != nil {
-			log.Printf("cockpit engine: %s: %v", id, err)
+			c.log.Warn("screen ended", "screen", id, "err", errString(err))
+			return
 		}
+		c.log.Info("screen ended", "screen", id)
 	}
 	return control.AttachResult{ScreenID: id}, serve, nil
 }
