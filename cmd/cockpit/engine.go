@@ -103,8 +103,17 @@ func engineRun(o *EngineOptions) (err error) {
 	if o.RemoveDir != "" {
 		defer os.RemoveAll(o.RemoveDir)
 	}
+	var logFile *engine.LogFile // the engine's log, rotated; stdout and stderr follow it
+	defer func() {
+		if logFile != nil {
+			logFile.Close()
+		}
+	}()
 	he, err := startHosted(&o.Run, o.Lead, o.Prefix, true, func(c *engine.Config) {
 		c.Socket, c.ScreenCols, c.ScreenRows = o.Socket, o.Cols, o.Rows
+		if lf, err := engine.OpenLog(engineLog(c.Run)); err == nil && lf.CaptureStd() == nil {
+			logFile, c.Log = lf, engine.NewLogger(lf)
+		}
 	})
 	if err != nil {
 		return err
@@ -221,12 +230,13 @@ func spawnEngine(self string, args []string, logPath string) error {
 		return err
 	}
 	defer devnull.Close()
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	lf, err := engine.OpenLog(logPath) // never through a planted symlink
 	if err != nil {
 		w.Close()
-		return fmt.Errorf("open the engine's log: %w", err)
+		return err
 	}
-	defer logf.Close()
+	defer lf.Close()
+	logf := lf.File()
 	cmd := exec.Command(self, append([]string{"engine", "--ready-fd", "3"}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.ExtraFiles = []*os.File{w}

@@ -189,6 +189,7 @@ var topLevel = []struct {
 	{[]string{"user-response"}, NewCmdUserResponse},
 	{[]string{"wizard"}, func(f *Factory) *cobra.Command { return NewCmdWizard(f, nil) }},
 	{[]string{"gate"}, NewCmdGate},
+	{[]string{"logs"}, func(f *Factory) *cobra.Command { return NewCmdLogs(f, nil) }},
 }
 
 // newRootCmd is the whole command tree.

@@ -181,7 +181,7 @@ func TestEveryHeadlessCommandTakesJSON(t *testing.T) {
 	slices.Sort(seen)
 	want := []string{
 		"approval-decision carry", "approval-decision open", "approval-decision option", "approval-decision resolve",
-		"events", "gate ask", "gate report-authoring", "lead-progress append", "ls", "serve", "stop",
+		"events", "gate ask", "gate report-authoring", "lead-progress append", "logs", "ls", "serve", "stop",
 		"team await", "team dispatch", "team reclaim", "team teardown",
 		"user-response show", "user-response write", "wizard", "worker-dispatch", "worker-liveness",
 	}
