@@ -5,8 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -93,7 +95,11 @@ func mustLook(name string) string {
 // (docs/PERFORMANCE.md); the mean is skewed by the noisy neighbours of a
 // shared machine. The start sub-benchmarks time the same call refused for
 // want of a run manifest: process start, flag parsing and exit, without the
-// ledger's locked atomic rewrite.
+// ledger's locked atomic rewrite. Beside the times, what the load does not
+// move: the median minor page faults of the command and of the empty
+// program (minflt, empty-minflt) and the package init of the binary as
+// GODEBUG=inittrace=1 counts it (init-allocs, init-KB; TestStartInitBudget
+// holds their budget).
 func BenchmarkLeadProgressAppend(b *testing.B) {
 	bins := releaseBinaries(b)
 	appendArgs := []string{"lead-progress", "append", "--phase", "phase-5-poll", "--field", "pending=2", "--field", "done=1"}
@@ -124,9 +130,12 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 		args = runArgs(root, args...)
 	}
 	env := cleanEnv()
+	initAllocs, initBytes := benchInitTrace(b, bin, root, env)
 	times := make([]time.Duration, 0, b.N)
 	base := make([]time.Duration, 0, b.N)
-	timed := func(path string, args ...string) time.Duration {
+	faults := make([]int64, 0, b.N)
+	baseFaults := make([]int64, 0, b.N)
+	timed := func(path string, args ...string) (time.Duration, int64) {
 		cmd := exec.Command(path, args...)
 		cmd.Dir, cmd.Env = root, env
 		start := time.Now()
@@ -135,7 +144,11 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 		if wantUsage := startOnly && path == bin; (err != nil) != wantUsage || (wantUsage && cmd.ProcessState.ExitCode() != 2) {
 			b.Fatalf("%s %v: %v: %s", path, args, err, out)
 		}
-		return d
+		var minflt int64
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			minflt = ru.Minflt
+		}
+		return d, minflt
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -144,17 +157,45 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 			os.WriteFile(ledger, seed, 0o644)
 			b.StartTimer()
 		}
-		times = append(times, timed(bin, args...))
+		d, f := timed(bin, args...)
+		times, faults = append(times, d), append(faults, f)
 		b.StopTimer()
-		base = append(base, timed(empty))
+		d, f = timed(empty)
+		base, baseFaults = append(base, d), append(baseFaults, f)
 		b.StartTimer()
 	}
 	b.StopTimer()
 	slices.Sort(times)
 	slices.Sort(base)
+	slices.Sort(faults)
+	slices.Sort(baseFaults)
 	med, baseMed := times[len(times)/2], base[len(base)/2]
 	b.ReportMetric(float64(med.Microseconds())/1000, "ms/median")
 	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "ms/p90")
 	b.ReportMetric(float64(baseMed.Microseconds())/1000, "empty-ms/median")
 	b.ReportMetric(float64(med)/float64(baseMed), "x-empty")
+	b.ReportMetric(float64(faults[len(faults)/2]), "minflt")
+	b.ReportMetric(float64(baseFaults[len(baseFaults)/2]), "empty-minflt")
+	b.ReportMetric(float64(initAllocs), "init-allocs")
+	b.ReportMetric(float64(initBytes)/1024, "init-KB")
+}
+
+// benchInitTrace runs bin once with GODEBUG=inittrace=1 and totals the
+// allocations and bytes of its package init.
+func benchInitTrace(b *testing.B, bin, dir string, env []string) (allocs, bytes int) {
+	b.Helper()
+	cmd := exec.Command(bin, "lead-progress", "append")
+	cmd.Dir, cmd.Env = dir, append(slices.Clip(env), "GODEBUG=inittrace=1")
+	out, _ := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := initLine.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			a, _ := strconv.Atoi(m[3])
+			bytes, allocs = bytes+n, allocs+a
+		}
+	}
+	if allocs == 0 {
+		b.Fatalf("%s: no inittrace lines in:\n%s", bin, out)
+	}
+	return allocs, bytes
 }

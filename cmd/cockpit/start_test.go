@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Package init budget of every cockpit process (docs/PERFORMANCE.md "A
+// headless command's start"). Counted in allocations and bytes, which
+// GODEBUG=inittrace=1 reports exactly and the machine's load does not move,
+// not in time. The test binary that runs as `cockpit` here links the tests'
+// packages too, so these bound the installed binary from above. Measured
+// 2026-12-01: 2,578 allocations and 488 KB for the test binary (2,248 and
+// 456 KB for the release binary; 1,237 and 160 KB before the result view's
+// markdown renderer arrived; 75,216 and 6.0 MB with upstream's glamour,
+// chroma and goldmark).
+const (
+	initAllocsBudget     = 4000
+	initBytesBudget      = 768 << 10
+	initPkgAllocsBudget  = 400
+	initPkgBytesBudget   = 128 << 10
+	initTraceMinPackages = 50 // fewer lines means the trace was not read
+)
+
+// notLinked are packages the cockpit must not link at all: bluemonday (and
+// the CSS parsers under it) compiled regexps and CSS tables at init, ≈2 ms,
+// for the HTML stripping glamour does with x/net/html's tokenizer in
+// third_party/glamour.
+var notLinked = []string{
+	"github.com/microcosm-cc/bluemonday",
+	"github.com/gorilla/css",
+	"github.com/aymerick/douceur",
+}
+
+var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
+
+type pkgInit struct {
+	pkg           string
+	bytes, allocs int
+}
+
+// TestStartInitBudget fails when a package whose init is heavy returns to
+// the binary every command starts (a lead calls one per checkpoint): chroma
+// loading its lexers and styles (34,000 + 26,000 allocations), goldmark or
+// glamour compiling regexps, bluemonday — what made `lead-progress append`
+// 15× an empty Go program (issue 20). Fix a failure by making the named
+// package's work happen on first use (see third_party/*/README.md), not by
+// raising the budget.
+func TestStartInitBudget(t *testing.T) {
+	cmd := exec.Command(cockpitBin, "lead-progress", "append")
+	cmd.Dir = t.TempDir()
+	env := cleanEnv()
+	godebug := "inittrace=1"
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok && v != "" {
+			godebug = v + ",inittrace=1"
+			env = append(env[:i:i], env[i+1:]...)
+			break
+		}
+	}
+	cmd.Env = append(env, "GODEBUG="+godebug)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Fatalf("cockpit lead-progress append (no flags): want the usage error, exit 2; got %v\n%s", err, stderr.Bytes())
+	}
+	inits := parseInitTrace(t, stderr.Bytes())
+	if len(inits) < initTraceMinPackages {
+		t.Fatalf("GODEBUG=inittrace=1 printed %d init lines, want at least %d:\n%s", len(inits), initTraceMinPackages, stderr.Bytes())
+	}
+	for _, problem := range initBudgetProblems(inits) {
+		t.Error(problem)
+	}
+	allocs, bytes := initTotals(inits)
+	t.Logf("package init: %d packages, %d allocations, %d bytes", len(inits), allocs, bytes)
+}
+
+func initTotals(inits []pkgInit) (allocs, bytes int) {
+	for _, p := range inits {
+		allocs += p.allocs
+		bytes += p.bytes
+	}
+	return allocs, bytes
+}
+
+// initBudgetProblems says how inits break the budget, one line a problem.
+func initBudgetProblems(inits []pkgInit) []string {
+	var out []string
+	for _, p := range inits {
+		for _, banned := range notLinked {
+			if p.pkg == banned || strings.HasPrefix(p.pkg, banned+"/") {
+				out = append(out, p.pkg+" is linked again (its init costs every command ≈2 ms; glamour's HTML stripping is in third_party/glamour/ansi/context.go)")
+			}
+		}
+		if p.allocs > initPkgAllocsBudget || p.bytes > initPkgBytesBudget {
+			out = append(out, fmt.Sprintf("package %s allocates %d objects, %d bytes at init; budget per package %d objects, %d bytes: make its work happen on first use", p.pkg, p.allocs, p.bytes, initPkgAllocsBudget, initPkgBytesBudget))
+		}
+	}
+	if allocs, bytes := initTotals(inits); allocs > initAllocsBudget || bytes > initBytesBudget {
+		out = append(out, fmt.Sprintf("package init totals %d allocations, %d bytes over %d packages; budget %d, %d. Heaviest:\n%s", allocs, bytes, len(inits), initAllocsBudget, initBytesBudget, heaviest(inits, 10)))
+	}
+	return out
+}
+
+// parseInitTrace reads the init lines of GODEBUG=inittrace=1 from a
+// process's stderr.
+func parseInitTrace(t *testing.T, stderr []byte) []pkgInit {
+	t.Helper()
+	var out []pkgInit
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "init ") {
+			continue
+		}
+		m := initLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("unexpected inittrace line %q", line)
+		}
+		b, _ := strconv.Atoi(m[2])
+		a, _ := strconv.Atoi(m[3])
+		out = append(out, pkgInit{m[1], b, a})
+	}
+	return out
+}
+
+// heaviest lists the n packages that allocate most at init.
+func heaviest(inits []pkgInit, n int) string {
+	s := append([]pkgInit(nil), inits...)
+	sort.Slice(s, func(i, j int) bool { return s[i].allocs > s[j].allocs })
+	var b strings.Builder
+	for _, p := range s[:min(n, len(s))] {
+		fmt.Fprintf(&b, "  %6d allocs %8d bytes  %s\n", p.allocs, p.bytes, p.pkg)
+	}
+	return b.String()
+}
+
+// TestStartInitBudgetFailsOnHeavyInit holds the budget's check to the
+// tree before issue 20's fix: the inittrace of that release binary
+// (upstream glamour, chroma, goldmark and bluemonday) must break it, naming
+// the packages that made the start slow.
+func TestStartInitBudgetFailsOnHeavyInit(t *testing.T) {
+	trace, err := os.ReadFile("testdata/inittrace-upstream-glamour.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := strings.Join(initBudgetProblems(parseInitTrace(t, trace)), "\n")
+	for _, want := range []string{
+		"package github.com/alecthomas/chroma/v2/lexers allocates",
+		"package github.com/alecthomas/chroma/v2/styles allocates",
+		"package github.com/yuin/goldmark/extension allocates",
+		"github.com/microcosm-cc/bluemonday is linked again",
+		"package init totals 75216 allocations",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("the budget's problems with the old tree do not say %q:\n%s", want, problems)
+		}
+	}
+}
