@@ -2,7 +2,10 @@ package main
 
 import (
 	"os"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
@@ -24,6 +27,7 @@ func TestResultRendererLook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { waitRegexpClock(t) })
 	for _, c := range []struct{ name, style string }{{"dark", styles.DarkStyle}, {"notty", styles.NoTTYStyle}} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := glamour.NewTermRenderer(glamour.WithStylePath(c.style), glamour.WithWordWrap(76))
@@ -36,5 +40,20 @@ func TestResultRendererLook(t *testing.T) {
 			}
 			golden.RequireEqual(t, out)
 		})
+	}
+}
+
+// waitRegexpClock waits for the goroutine regexp2 runs while a chroma lexer's
+// match deadline (250 ms) is pending, and a second after it, to end: the
+// package's TestMain fails on goroutines that outlive the tests, and this
+// test can be the last one run.
+func waitRegexpClock(t *testing.T) {
+	t.Helper()
+	running := func() bool {
+		buf := make([]byte, 1<<20)
+		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "regexp2.runClock")
+	}
+	if !poll(30*time.Second, func() bool { return !running() }) {
+		t.Error("regexp2's clock goroutine still runs 30 s after the render")
 	}
 }
