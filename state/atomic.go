@@ -23,7 +23,18 @@ var LockTimeout = 30 * time.Second
 // WriteFileAtomic replaces path with data: a temp file in the same directory,
 // synced, then renamed over path, so a reader or a crash sees the old file or
 // the new one, never half of one.
+//
+// The file keeps its mode: perm applies only to a file that does not exist
+// yet. A file the user made read-only (no owner write bit) is refused with
+// one line and left as it is — a rename would replace it whatever its mode
+// (and the cockpit may run as root, whom permissions do not stop).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+		if err := readOnly(st, path); err != nil {
+			return err
+		}
+		perm = st.Mode().Perm()
+	}
 	// The temp file goes in the file's own directory: renameio would
 	// otherwise probe $TMPDIR with two test files on every write and, when
 	// it shares the file system, write there instead.
@@ -185,12 +196,58 @@ func lineCol(data []byte, off int64) (int, int) {
 
 // readJSON reads and decodes a JSON run file.
 func readJSON(path, display string, v any) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Error{File: display, Msg: "does not exist", Err: err}
-	}
+	data, err := readFileOf(path, display)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", display, err)
+		return err
 	}
 	return decodeStrict(data, v, display)
+}
+
+// readFileOf reads a run file that must exist: one line naming it when it
+// does not, or is not a regular file.
+func readFileOf(path, display string) ([]byte, error) {
+	data, err := ReadRegular(path, display)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{File: display, Msg: "does not exist", Err: err}
+	}
+	if err != nil {
+		return nil, readErr(display, err)
+	}
+	return data, nil
+}
+
+// readErr is the error of a failed read of a run file: one that is not a
+// regular file says so itself; anything else is wrapped with the file.
+func readErr(display string, err error) error {
+	if IsNotRegular(err) {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", display, err)
+}
+
+// ReadOnlyError is a run file the user made read-only: the cockpit does not
+// write it.
+type ReadOnlyError struct {
+	File string
+	Mode fs.FileMode
+}
+
+func (e *ReadOnlyError) Error() string {
+	return fmt.Sprintf("%s: is read-only (mode %04o); the cockpit does not replace a file you made read-only — make it writable (chmod u+w) to let it record, or restore the run's copy", e.File, e.Mode.Perm())
+}
+
+func readOnly(st fs.FileInfo, display string) error {
+	if st.Mode().Perm()&0o200 == 0 {
+		return &ReadOnlyError{File: display, Mode: st.Mode()}
+	}
+	return nil
+}
+
+// refuseReadOnly refuses an open run file without its owner write bit.
+func refuseReadOnly(f *os.File, display string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return readOnly(st, display)
 }

@@ -25,6 +25,11 @@ type InvocationMetadata struct {
 	ContractSource *struct {
 		RunManifestPath string `json:"runManifestPath"`
 	} `json:"contractSource"`
+	// PromptDigest is the digest of the prompt as materialized, and
+	// WritePolicyDigest the invocation's write-policy digest
+	// (CheckDigests verifies both when present).
+	PromptDigest      string `json:"promptDigest,omitempty"`
+	WritePolicyDigest string `json:"writePolicyDigest,omitempty"`
 }
 
 // ReadInvocationMetadata reads and shape-checks invocation metadata.

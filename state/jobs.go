@@ -34,6 +34,14 @@ type Job struct {
 	IdleTimeoutSeconds  int          `json:"idleTimeoutSeconds"`
 	DispatchKind        DispatchKind `json:"dispatchKind"`
 	SessionID           string       `json:"sessionId"`
+
+	// The digests okstra's jobs generation derives (CheckDigests): each is
+	// verified before anything starts when the job carries it.
+	PromptDigest        string `json:"promptDigest"`
+	MetadataDigest      string `json:"metadataDigest"`
+	WritePolicyDigest   string `json:"writePolicyDigest"`
+	RoleExecutionDigest string `json:"roleExecutionDigest"`
+	InvocationDigest    string `json:"invocationDigest"`
 }
 
 // ResolvedJob is a verified job with absolute paths.
@@ -50,11 +58,12 @@ type ResolvedJob struct {
 
 // LoadJobs reads a jobs file and checks its shape against the run: the
 // dispatch kind (and the --dispatch-kind flag when given), one kind for all
-// jobs, identity fields for a v2 run, a roster role (the job's rosterRole,
-// else its role execution's in the run manifest, else a v1 workerId), paths
-// inside the root, prompts and metadata that exist, and no prompt twice. It checks every job before
-// returning, so a batch is refused whole. Provider and model checks against
-// the catalog, and identity checks against the manifest, are the caller's.
+// jobs, identity fields for a v2 run, paths inside the root, prompts and
+// metadata that exist as regular files, and no prompt twice. It checks
+// every job before returning, so a batch is refused whole. The roster role
+// (RosterFor, from team-state), the digests (CheckDigests), provider and
+// model checks against the catalog, and identity checks against the
+// manifest are the caller's.
 func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []ResolvedJob, error) {
 	if path == "" {
 		return nil, nil, &Error{Field: "--jobs-file", Msg: "is required; pass the jobs file written by `okstra agent-prompt jobs`"}
@@ -112,24 +121,6 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 		if j.IdleTimeoutSeconds < 0 {
 			return nil, nil, errf(f, at+".idleTimeoutSeconds", "is negative")
 		}
-		if j.RosterRole == "" && j.RoleExecutionRef != "" {
-			// okstra's jobs files may leave the roster role to the run
-			// manifest: the job's role execution names it.
-			re := run.Manifest.RoleExecution(j.RoleExecutionRef)
-			switch {
-			case re != nil && re.RosterRole != "":
-				j.RosterRole = re.RosterRole
-			case j.WorkerID != "":
-				// a v1-style worker id still names the roster role
-			case re == nil:
-				return nil, nil, errf(f, at+".rosterRole", "is missing, and roleExecutionRef %q names no role execution of the run manifest %s to take it from; add rosterRole to the job", j.RoleExecutionRef, run.Manifest.Display)
-			default:
-				return nil, nil, errf(f, at+".rosterRole", "is missing, and the run manifest %s names none for role execution %q either; add rosterRole to the job or to that role execution", run.Manifest.Display, j.RoleExecutionRef)
-			}
-		}
-		if j.RosterRole == "" && j.WorkerID == "" {
-			return nil, nil, errf(f, at+".rosterRole", "is missing; the roster role names the worker in team-state and checkpoints")
-		}
 		if fileV2 {
 			for _, req := range []struct{ name, v string }{
 				{"invocationRef", j.InvocationRef}, {"roleExecutionRef", j.RoleExecutionRef},
@@ -150,6 +141,9 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 		if rj.Prompt, err = run.Root.Resolve(j.PromptPath, at+".promptPath"); err != nil {
 			return nil, nil, relabel(err, f)
 		}
+		if k := regularKind(rj.Prompt); k != "" {
+			return nil, nil, errf(f, at+".promptPath", "%s is %s, not a regular file; materialize the prompt again", j.PromptPath, k)
+		}
 		if !isFile(rj.Prompt) {
 			return nil, nil, errf(f, at+".promptPath", "%s does not exist; materialize the prompt first", j.PromptPath)
 		}
@@ -163,6 +157,9 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 		if j.MetadataPath != "" {
 			if rj.Metadata, err = run.Root.Resolve(j.MetadataPath, at+".metadataPath"); err != nil {
 				return nil, nil, relabel(err, f)
+			}
+			if k := regularKind(rj.Metadata); k != "" {
+				return nil, nil, errf(f, at+".metadataPath", "%s is %s, not a regular file; materialize the prompt again", j.MetadataPath, k)
 			}
 			if !isFile(rj.Metadata) {
 				return nil, nil, errf(f, at+".metadataPath", "%s does not exist", j.MetadataPath)
@@ -182,8 +179,8 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 }
 
 // RosterRoleOf returns the roster role a job records under: its rosterRole
-// (which LoadJobs fills from the run manifest's role execution when the job
-// has none), or else the role derived from its worker id.
+// (which the dispatcher fills with RosterFor), or else the role derived
+// from its worker id.
 func (j Job) RosterRoleOf() string {
 	if j.RosterRole != "" {
 		return j.RosterRole

@@ -3,7 +3,6 @@ package state_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,80 +47,80 @@ func roleExecutionsOf(m map[string]any) []map[string]any {
 	return out
 }
 
-// A v2 job without rosterRole takes the roster role of its role execution
-// in the run manifest; only a job whose role execution names none either is
-// refused, in one line naming the file, the job and the field.
-func TestJobRosterRoleComesFromTheRoleExecution(t *testing.T) {
+// Issue 18.1: okstra's jobs files and run manifests carry no rosterRole;
+// the roster is team-state's workers[]. LoadJobs accepts such a file, and
+// RosterFor takes each job's roster role from team-state, matched by
+// provider and the role's function (a report writer, the lead, a generic
+// worker), then model; a rosterRole in the job or its role execution is a
+// hint that wins, a v1 workerId still names one, and a run with no roster
+// gets okstra's roster-table names.
+func TestRosterRoleComesFromTeamStateWorkers(t *testing.T) {
 	root := fixture.Copy(t)
-	jobs := filepath.Join(root, fixture.JobsInitial)
-	manifest := filepath.Join(root, fixture.RunManifest)
-	want := map[string]string{}
-	editJSON(t, jobs, func(m map[string]any) {
-		for _, j := range jobsOf(m) {
-			delete(j, "rosterRole")
-			delete(j, "workerId")
-		}
-	})
-	var mf state.RunManifest
-	data, _ := os.ReadFile(manifest)
-	if err := json.Unmarshal(data, &mf); err != nil {
-		t.Fatal(err)
-	}
-	for _, re := range mf.RoleExecutions {
-		want[re.RoleExecutionRef] = re.RosterRole
-	}
 	run, err := state.LoadRun(root, fixture.RunManifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, resolved, err := state.LoadJobs(run, fixture.JobsInitial, "")
-	if err != nil {
-		t.Fatalf("a v2 job without rosterRole was refused: %v", err)
-	}
-	for i, j := range resolved {
-		if j.RosterRole == "" || j.RosterRole != want[j.RoleExecutionRef] || j.RosterRoleOf() != j.RosterRole {
-			t.Fatalf("jobs[%d] (%s): roster role %q, want %q", i, j.RoleExecutionRef, j.RosterRole, want[j.RoleExecutionRef])
-		}
-	}
-
-	// The job's own rosterRole still wins.
-	editJSON(t, jobs, func(m map[string]any) { jobsOf(m)[0]["rosterRole"] = "Codex reviewer" })
-	if _, resolved, err = state.LoadJobs(run, fixture.JobsInitial, ""); err != nil || resolved[0].RosterRole != "Codex reviewer" {
-		t.Fatalf("job's own rosterRole: %v %q", err, resolved[0].RosterRole)
-	}
-	editJSON(t, jobs, func(m map[string]any) { delete(jobsOf(m)[0], "rosterRole") })
-
-	// Neither the job nor its role execution has it: refused.
-	ref := resolved[1].RoleExecutionRef
-	editJSON(t, manifest, func(m map[string]any) {
-		for _, re := range roleExecutionsOf(m) {
-			if re["roleExecutionRef"] == ref {
-				delete(re, "rosterRole")
-			}
-		}
-	})
-	run, err = state.LoadRun(root, fixture.RunManifest)
+	ts, err := state.ReadTeamState(run.TeamStatePath, fixture.TeamState)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = state.LoadJobs(run, fixture.JobsInitial, "")
-	wantErr := fixture.JobsInitial + ": jobs[1].rosterRole: is missing, and the run manifest " + fixture.RunManifest + ` names none for role execution "` + ref + `" either; add rosterRole to the job or to that role execution`
+	want := map[string]string{
+		fixture.JobsInitial:      "Codex worker|Antigravity worker|Claude worker",
+		fixture.JobsReverify:     "Codex worker",
+		fixture.JobsReportWriter: "Report writer worker",
+	}
+	for jf, roles := range want {
+		_, jobs, err := state.LoadJobs(run, jf, "")
+		if err != nil {
+			t.Fatalf("%s without rosterRole was refused: %v", jf, err)
+		}
+		var got []string
+		for _, j := range jobs {
+			r, err := state.RosterFor(run.Manifest, ts, j.Job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		if strings.Join(got, "|") != roles {
+			t.Errorf("%s: roster roles %q, want %q", jf, strings.Join(got, "|"), roles)
+		}
+	}
+	_, jobs, _ := state.LoadJobs(run, fixture.JobsInitial, "")
+	// A renamed roster entry is what the job records under.
+	ts.Workers[0].Role = "Codex reviewer worker"
+	if r, _ := state.RosterFor(run.Manifest, ts, jobs[0].Job); r != "Codex reviewer worker" {
+		t.Errorf("renamed roster entry: %q", r)
+	}
+	// Hints win: the job's, then its role execution's.
+	hinted := jobs[0].Job
+	hinted.RosterRole = "Codex hint"
+	if r, _ := state.RosterFor(run.Manifest, ts, hinted); r != "Codex hint" {
+		t.Errorf("job hint: %q", r)
+	}
+	run.Manifest.RoleExecution(jobs[0].RoleExecutionRef).RosterRole = "Manifest hint"
+	if r, _ := state.RosterFor(run.Manifest, ts, jobs[0].Job); r != "Manifest hint" {
+		t.Errorf("role execution hint: %q", r)
+	}
+	run.Manifest.RoleExecution(jobs[0].RoleExecutionRef).RosterRole = ""
+	// No roster at all: okstra's roster-table names.
+	for _, c := range []struct{ provider, role, want string }{
+		{"codex", "analyser", "Codex worker"}, {"claude", "report-writer", "Report writer worker"},
+		{"claude", "leader", "Lead role"}, {"antigravity", "verifier", "Antigravity worker"},
+	} {
+		if r, _ := state.RosterFor(run.Manifest, &state.TeamState{}, state.Job{Provider: c.provider, Role: c.role}); r != c.want {
+			t.Errorf("no roster, %s %s: %q, want %q", c.provider, c.role, r, c.want)
+		}
+	}
+	// A v1 worker id.
+	if r, _ := state.RosterFor(run.Manifest, &state.TeamState{}, state.Job{Provider: "codex", WorkerID: "codex-worker"}); r != "Codex worker" {
+		t.Errorf("v1 workerId: %q", r)
+	}
+	// Two generic claude workers on one model: the job must say which.
+	two := &state.TeamState{Workers: []state.Worker{{Role: "Claude worker", Provider: "claude", Model: "sonnet"}, {Role: "Claude second worker", Provider: "claude", Model: "sonnet"}}}
+	_, err = state.RosterFor(run.Manifest, two, jobs[2].Job)
+	wantErr := `team-state's roster has "Claude worker" and "Claude second worker" for provider claude and role analyser; add rosterRole to the job to say which`
 	if err == nil || err.Error() != wantErr {
-		t.Fatalf("error %v\nwant  %s", err, wantErr)
-	}
-	// ... unless a v1-style workerId names it.
-	editJSON(t, jobs, func(m map[string]any) { jobsOf(m)[1]["workerId"] = "antigravity" })
-	if _, resolved, err = state.LoadJobs(run, fixture.JobsInitial, ""); err != nil || resolved[1].RosterRoleOf() != "Antigravity worker" {
-		t.Fatalf("workerId fallback: %v", err)
-	}
-	// A role execution the manifest does not have.
-	editJSON(t, jobs, func(m map[string]any) {
-		delete(jobsOf(m)[1], "workerId")
-		jobsOf(m)[1]["roleExecutionRef"] = "role-execution-099"
-	})
-	_, _, err = state.LoadJobs(run, fixture.JobsInitial, "")
-	wantErr = fixture.JobsInitial + `: jobs[1].rosterRole: is missing, and roleExecutionRef "role-execution-099" names no role execution of the run manifest ` + fixture.RunManifest + " to take it from; add rosterRole to the job"
-	if err == nil || err.Error() != wantErr || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error %v\nwant  %s", err, wantErr)
+		t.Fatalf("ambiguous roster: %v\nwant %s", err, wantErr)
 	}
 }

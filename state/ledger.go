@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"io"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -138,7 +139,12 @@ func AppendEvents(path string, events ...Event) error {
 	return WithLock(path, func() error {
 		// O_NOFOLLOW: a ledger replaced by a symlink is not followed out of
 		// the run directory.
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+		// O_NONBLOCK and a regular-file check: a FIFO planted as the ledger
+		// would take the line into a pipe and lose it (and exit 0).
+		f, err := openRegular(path, path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+		if IsNotRegular(err) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("append to ledger %s: %w", path, err)
 		}
@@ -147,12 +153,26 @@ func AppendEvents(path string, events ...Event) error {
 		if err != nil {
 			return fmt.Errorf("append to ledger %s: %w", path, err)
 		}
+		if err := refuseReadOnly(f, path); err != nil {
+			return err
+		}
 		buf := add.Bytes()
 		if lead {
 			buf = append([]byte{'\n'}, buf...)
 		}
-		if _, err := f.Write(buf); err != nil {
+		before, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
 			return fmt.Errorf("append to ledger %s: %w", path, err)
+		}
+		if n, err := f.Write(buf); err != nil || n != len(buf) {
+			// A full disk (ENOSPC) or a quota may take part of the line:
+			// cut the ledger back to where it was, so no reader (okstra)
+			// sees half a line as malformed JSON lines.
+			_ = f.Truncate(before)
+			if err == nil {
+				err = io.ErrShortWrite
+			}
+			return fmt.Errorf("append to ledger %s: %w (the ledger was left as it was)", path, err)
 		}
 		return f.Close()
 	})
@@ -215,11 +235,14 @@ func completeLine(line []byte) bool {
 // is not a JSON object is an error naming its line number, except a last
 // line still being written (see AppendEvents).
 func ReadEvents(path, display string) ([]Event, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadRegular(path, display)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
+		if IsNotRegular(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read ledger %s: %w", display, err)
 	}
 	// A last line with no newline that is not yet a JSON object is being

@@ -34,6 +34,8 @@ type RunManifest struct {
 	// Path is the manifest's own absolute path; Display how the user named it.
 	Path    string `json:"-"`
 	Display string `json:"-"`
+
+	raw []byte // the file as read, for the row digests
 }
 
 // RoleExecution is one canonical (participant, role, provider, model) row.
@@ -132,10 +134,14 @@ func LoadRun(projectRoot, manifestPath string) (*Run, error) {
 		return nil, err
 	}
 	m := &RunManifest{}
-	if err := readJSON(abs, manifestPath, m); err != nil {
+	data, err := readFileOf(abs, manifestPath)
+	if err != nil {
 		return nil, err
 	}
-	m.Path, m.Display = abs, manifestPath
+	if err := decodeStrict(data, m, manifestPath); err != nil {
+		return nil, err
+	}
+	m.Path, m.Display, m.raw = abs, manifestPath, data
 	if err := m.validate(); err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func (r Root) resolve(p string, what string, dirs map[string]string) (string, er
 	}
 	if !within(r.dir, real) {
 		if within(r.dir, abs) {
-			return "", &Error{Field: what, Msg: "path " + quote(p) + " leads outside the project root through a symlink; use a path inside it"}
+			return "", &Error{Field: what, Msg: "path " + quote(p) + " is inside the project root, but a symlink on it leads to " + real + ", outside the project root; replace the symlink with the file itself, or point it inside the root"}
 		}
 		return "", &Error{Field: what, Msg: "path " + quote(p) + " is outside the project root " + r.dir + "; use a path inside it"}
 	}

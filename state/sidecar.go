@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 )
 
 // Sidecar is a worker's status file, `<promptPath>.status.json`, written by
@@ -60,7 +59,7 @@ func WriteSidecar(path string, s *Sidecar) error {
 // ReadSidecar reads a sidecar. A missing sidecar returns (nil, nil): the
 // worker has not started.
 func ReadSidecar(path, display string) (*Sidecar, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadRegular(path, display)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 )
@@ -104,12 +103,12 @@ func (d *Dispatch) Terminal() bool { return IsTerminal(d.Status) }
 
 // ReadTeamState reads team-state; a missing file is an empty team-state.
 func ReadTeamState(path, display string) (*TeamState, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadRegular(path, display)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &TeamState{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", display, err)
+		return nil, readErr(display, err)
 	}
 	if ts := cachePeek(path, data); ts != nil {
 		return ts, nil
@@ -127,14 +126,14 @@ func ReadTeamState(path, display string) (*TeamState, error) {
 // fails or changes nothing.
 func UpdateTeamState(path, display, defaultName string, fn func(*TeamState) error) error {
 	return WithLock(path, func() error {
-		data, err := os.ReadFile(path)
+		data, err := ReadRegular(path, display)
 		var ts *TeamState
 		var doc *teamStateDoc
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			ts = &TeamState{TeamName: defaultName}
 		case err != nil:
-			return fmt.Errorf("read %s: %w", display, err)
+			return readErr(display, err)
 		default:
 			if ts, doc = cacheTake(path, data); ts == nil {
 				if ts, doc, err = decodeTeamState(data, display); err != nil {

@@ -104,9 +104,12 @@ func watchDispatches(run *state.Run, w *watch.Watcher, ts *state.TeamState) erro
 		if d.Terminal() || d.StatusPath == "" {
 			continue
 		}
+		if d.PID > 0 {
+			w.WatchPID(d.PID)
+		}
 		sp, err := run.Root.Resolve(d.StatusPath, "statusPath")
 		if err != nil {
-			return err
+			continue // settled from its wrapper's exit (sidecarVerdict)
 		}
 		if err := w.Watch(sp, watch.EvSidecar); err != nil {
 			return fmt.Errorf("watch %s: %w", d.StatusPath, err)
@@ -115,9 +118,6 @@ func watchDispatches(run *state.Run, w *watch.Watcher, ts *state.TeamState) erro
 			if rp, err := run.Root.Resolve(d.ResultPath, "resultPath"); err == nil {
 				_ = w.Watch(rp, watch.EvResult)
 			}
-		}
-		if d.PID > 0 {
-			w.WatchPID(d.PID)
 		}
 		if sc, err := state.ReadSidecar(sp, d.StatusPath); err == nil && sc != nil && sc.PID > 0 {
 			w.WatchPID(sc.PID)

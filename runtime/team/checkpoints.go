@@ -100,17 +100,26 @@ func AppendProgress(run *state.Run, phase, worker string, fields [][2]string, de
 // given (hyphenation undone).
 func RosterRole(run *state.Run, worker string) (string, error) {
 	var cands []rosterCandidate
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		ts = nil
+	}
 	for _, r := range run.Manifest.RoleExecutions {
-		if r.RosterRole == "" {
+		j := state.Job{Provider: r.Provider, Role: r.Role, RoleExecutionRef: r.RoleExecutionRef}
+		if r.Binding != nil {
+			j.ModelExecutionValue = r.Binding.ResolvedExecutionValue
+		}
+		roster, err := state.RosterFor(run.Manifest, ts, j)
+		if err != nil || roster == "" {
 			continue
 		}
 		label, _, _ := strings.Cut(r.ExecutionLabel, "·")
-		cands = append(cands, rosterCandidate{roster: r.RosterRole, provider: r.Provider, role: r.Role, label: label})
+		cands = append(cands, rosterCandidate{roster: roster, provider: r.Provider, role: r.Role, label: label})
 	}
-	if ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath); err == nil {
+	if ts != nil {
 		for _, w := range ts.Workers {
 			if w.Role != "" {
-				cands = append(cands, rosterCandidate{roster: w.Role, provider: w.Provider, workerID: w.WorkerID})
+				cands = append(cands, rosterCandidate{roster: w.Role, provider: w.Provider, role: state.RosterFunction(w.Role), workerID: w.WorkerID})
 			}
 		}
 	}
@@ -170,12 +179,23 @@ func RosterRole(run *state.Run, worker string) (string, error) {
 		if m := fromProvider(func(c rosterCandidate) bool { return c.role != "" && normFunction(c.role) == function }); len(m) == 1 {
 			return m[0], nil
 		}
+		// A function the run gives no role execution of this provider
+		// ("Claude verifier" on a run whose claude roles are the lead, an
+		// analyser and the report writer) names the provider's generic
+		// worker: not the lead's roster role, not the report writer's.
+		generic := fromProvider(func(c rosterCandidate) bool {
+			f := specialFunction(c)
+			return f == "" || (f == function && !isLeadFunction(function))
+		})
+		if len(generic) == 1 && !isLeadFunction(function) {
+			return generic[0], nil
+		}
 		if m := fromProvider(func(c rosterCandidate) bool { return !isLeadRole(c.role) }); len(m) == 1 && !isLeadFunction(function) {
 			return m[0], nil
 		}
 		example := all[0]
-		if m := fromProvider(func(c rosterCandidate) bool { return !isLeadRole(c.role) }); len(m) > 0 {
-			example = m[0]
+		if len(generic) > 0 {
+			example = generic[0]
 		}
 		return "", &state.Error{Field: "--worker", Msg: fmt.Sprintf("%q is not a roster role of this run (known: %s) and names none of its %s roles alone (%s); pass the roster role, e.g. %q", worker, strings.Join(known, ", "), words[0], strings.Join(all, ", "), example)}
 	}
@@ -207,6 +227,25 @@ func normFunction(s string) string {
 }
 
 func isLeadRole(role string) bool { return normFunction(role) == "leader" }
+
+// specialFunction is a candidate's function when it is one a roster role
+// of its own stands for (the lead, the report writer, the translator),
+// "" for a provider's generic worker.
+func specialFunction(c rosterCandidate) string {
+	switch f := normFunction(c.role); f {
+	case "leader", "report writer", "translator":
+		return f
+	}
+	switch state.RosterFunction(c.roster) {
+	case "leader":
+		return "leader"
+	case "report-writer":
+		return "report writer"
+	case "translator":
+		return "translator"
+	}
+	return ""
+}
 
 func isLeadFunction(f string) bool { return f == "leader" }
 

@@ -31,7 +31,9 @@ type Batch struct {
 }
 
 // PlanBatch reads a jobs file and verifies every job before anything starts:
-// the file's shape (state.LoadJobs), each provider and model against the
+// the file's shape (state.LoadJobs), each job's roster role (state.RosterFor,
+// from team-state's workers), every digest the jobs file and the invocation
+// metadata carry (state.CheckDigests), each provider and model against the
 // catalog, each v2 identity against the run manifest and its invocation
 // metadata, and that no job's prompt is still running from an earlier
 // dispatch. The first problem is returned as one line naming the job.
@@ -52,6 +54,14 @@ func PlanBatch(run *state.Run, cat Catalog, jobsFile string, kind state.Dispatch
 	}
 	for i := range jobs {
 		applyIdleBudget(run, cat, &jobs[i])
+		roster, err := state.RosterFor(run.Manifest, ts, jobs[i].Job)
+		if err != nil {
+			return nil, &state.Error{File: jobsFile, Field: fmt.Sprintf("jobs[%d]", i), Msg: err.Error()}
+		}
+		jobs[i].RosterRole = roster
+	}
+	if err := state.CheckDigests(run, jobsFile, jobs); err != nil {
+		return nil, err
 	}
 	for i, j := range jobs {
 		at := fmt.Sprintf("jobs[%d]", i)

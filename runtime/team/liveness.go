@@ -95,11 +95,23 @@ func livenessOnce(root state.Root, teamStatePath, display, id string, w *watch.W
 	}
 	sc, err := state.ReadSidecar(sp, d.StatusPath)
 	if err != nil {
-		return nil, "", err
+		// An unreadable sidecar (malformed, not a regular file, no
+		// permission) is no reason to fail the probe: the worker is alive
+		// while its wrapper runs, and dead once it is gone.
+		if d.PID > 0 && w.Alive(d.PID) {
+			rep.Liveness = Alive
+			return rep, sp, nil
+		}
+		v := SettleVerdict(root.Dir(), sp, d, w)
+		rep.Liveness, rep.Reason = Dead, v.Reason
+		return rep, sp, nil
 	}
 	switch {
 	case sc != nil && state.IsTerminal(sc.Status):
-		rep.Liveness, rep.Status, rep.Reason, rep.PID = Done, sc.Status, sc.Reason, sc.PID
+		// The settlement is the result verification: "completed" with no
+		// result reads as the error it settles as.
+		v := SettleVerdict(root.Dir(), sp, d, w)
+		rep.Liveness, rep.Status, rep.Reason, rep.PID = Done, v.Status, v.Reason, sc.PID
 	case sc != nil:
 		rep.PID = sc.PID
 		rep.Status = sc.Status

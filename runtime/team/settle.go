@@ -2,6 +2,10 @@ package team
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/runtime/watch"
@@ -42,13 +46,19 @@ func attemptKey(d *state.Dispatch) string {
 }
 
 // sidecarVerdict reads what a dispatch's sidecar says (see
-// SidecarVerdict).
+// SettleVerdict).
 func sidecarVerdict(run *state.Run, d *state.Dispatch, w *watch.Watcher) (Verdict, error) {
 	path, err := run.Root.Resolve(d.StatusPath, "statusPath")
 	if err != nil {
-		return Verdict{}, err
+		// A sidecar path that cannot be followed (a planted symlink out of
+		// the root) is never read; once the wrapper is gone the dispatch
+		// settles with the reason, so one bad path cannot block the run.
+		if d.PID > 0 && w.Alive(d.PID) {
+			return Verdict{}, nil
+		}
+		return Verdict{Status: state.StatusError, Reason: capReason(fmt.Sprintf("its status sidecar cannot be read: %v", err))}, nil
 	}
-	return SidecarVerdict(path, d, w)
+	return SettleVerdict(run.Root.Dir(), path, d, w), nil
 }
 
 // Verdict is what a sidecar says of its dispatch.
@@ -59,28 +69,94 @@ type Verdict struct {
 	PID    int // the wrapper pid the sidecar names
 }
 
-// SidecarVerdict reads what the sidecar at path says of dispatch d: a
-// terminal status and reason, or no status while it still runs. A sidecar
-// stuck at "started" whose wrapper is gone is dead, and so is a dispatch
-// with no sidecar whose recorded wrapper pid is gone. w, when not nil, is
-// the caller's watcher: a pid it saw exit is gone, whatever a probe says.
+// SidecarVerdict is SettleVerdict for a caller that has the sidecar's
+// absolute path but not the project root: the root is the part of path
+// before the dispatch's project-relative statusPath (the result check is
+// skipped when path does not end in it). The error is always nil.
 func SidecarVerdict(path string, d *state.Dispatch, w *watch.Watcher) (Verdict, error) {
+	root := ""
+	if rel := filepath.Clean(d.StatusPath); d.StatusPath != "" && !filepath.IsAbs(rel) && strings.HasSuffix(path, string(filepath.Separator)+rel) {
+		root = strings.TrimSuffix(path, string(filepath.Separator)+rel)
+	}
+	return SettleVerdict(root, path, d, w), nil
+}
+
+// SettleVerdict reads what the sidecar at path says of dispatch d (root is
+// the project root its resultPath is relative to; "" skips the result
+// check): a terminal status and reason, or no status while it still runs.
+//
+//   - A sidecar stuck at "started" whose wrapper is gone is dead, and so is
+//     a dispatch with no sidecar whose recorded wrapper pid is gone.
+//   - "completed" is the result verification (the seed: "the settlement is
+//     the result verification: the required artifact exists"): with no
+//     regular file at the dispatch's Result Path it settles error, saying
+//     so.
+//   - A sidecar that cannot be read (malformed, not a regular file, no
+//     permission) settles error with the reason once its wrapper is gone;
+//     while the wrapper runs it is read again on its next write.
+//
+// w, when not nil, is the caller's watcher: a pid it saw exit is gone,
+// whatever a probe says.
+func SettleVerdict(root, path string, d *state.Dispatch, w *watch.Watcher) Verdict {
 	sc, err := state.ReadSidecar(path, d.StatusPath)
 	if err != nil {
-		return Verdict{}, err
+		if d.PID > 0 && w.Alive(d.PID) {
+			return Verdict{}
+		}
+		who := "its worker wrapper is gone"
+		if d.PID > 0 {
+			who = fmt.Sprintf("its worker wrapper (pid %d) is gone", d.PID)
+		}
+		return Verdict{Status: state.StatusError, Reason: capReason(fmt.Sprintf("the status sidecar %s cannot be read (%v) and %s", d.StatusPath, err, who))}
 	}
 	switch {
 	case sc == nil:
 		if d.PID > 0 && !w.Alive(d.PID) {
-			return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}, nil
+			return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) exited before writing its status sidecar", d.PID)}
 		}
-		return Verdict{}, nil
+		return Verdict{}
+	case sc.Status == state.StatusCompleted && root != "" && d.ResultPath != "" && !resultExists(root, d.ResultPath):
+		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("the worker reported completed but wrote no result at %s", d.ResultPath), Exit: sc.ExitCode, PID: sc.PID}
 	case state.IsTerminal(sc.Status):
-		return Verdict{Status: sc.Status, Reason: sc.Reason, Exit: sc.ExitCode, PID: sc.PID}, nil
+		return Verdict{Status: sc.Status, Reason: capReason(sc.Reason), Exit: sc.ExitCode, PID: sc.PID}
 	case !w.Alive(sc.PID):
-		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), PID: sc.PID}, nil
+		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), PID: sc.PID}
 	}
-	return Verdict{PID: sc.PID}, nil
+	return Verdict{PID: sc.PID}
+}
+
+// resultExists reports whether the project-relative result path names a
+// regular file under root.
+func resultExists(root, rel string) bool {
+	r, err := state.OpenRoot(root)
+	if err != nil {
+		return true // cannot judge: leave the sidecar's word
+	}
+	p, err := r.Resolve(rel, "resultPath")
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// MaxReason caps the reason copied from a sidecar into team-state: a
+// worker can write any size there, and team-state is rewritten and
+// fsynced on every update (a 50 MB reason made a 52 MB team-state).
+const MaxReason = 4096
+
+// capReason cuts a reason to MaxReason bytes at a rune boundary, saying
+// how much was cut, and strips control characters.
+func capReason(s string) string {
+	s = state.OneLine(s)
+	if len(s) <= MaxReason {
+		return s
+	}
+	cut := MaxReason
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes in the sidecar)", s[:cut], len(s)-cut)
 }
 
 // Apply settles d as the verdict says, at now.
