@@ -367,10 +367,13 @@ func TestFixtureConsistent(t *testing.T) {
 	if !run.Manifest.IsV2() || run.Manifest.TerminalBackend != state.BackendCLIWrapper {
 		t.Fatalf("manifest v2 %v backend %q", run.Manifest.IsV2(), run.Manifest.TerminalBackend)
 	}
-	for _, f := range []string{fixture.TeamState, fixture.LeadEvents} {
-		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
-			t.Errorf("%s exists; the first dispatch creates it", f)
-		}
+	if _, err := os.Stat(filepath.Join(root, fixture.LeadEvents)); err == nil {
+		t.Errorf("%s exists; the first dispatch creates it", fixture.LeadEvents)
+	}
+	// The roster is team-state's workers[], as okstra's prepare writes it.
+	ts, err := state.ReadTeamState(filepath.Join(root, fixture.TeamState), fixture.TeamState)
+	if err != nil {
+		t.Fatal(err)
 	}
 	cat := BuiltinCatalog()
 	kinds := map[string]state.DispatchKind{fixture.JobsInitial: state.DispatchInitial, fixture.JobsReverify: state.ReverifyKind(1), fixture.JobsReportWriter: state.DispatchReportWriter}
@@ -385,7 +388,11 @@ func TestFixtureConsistent(t *testing.T) {
 			t.Fatalf("%s: kind %q, %d jobs", file, jf.DispatchKind, len(jobs))
 		}
 		for _, j := range jobs {
-			rosters[j.RosterRole] = true
+			roster, err := state.RosterFor(run.Manifest, ts, j.Job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rosters[roster] = true
 			if j.IdleTimeoutSeconds <= 0 {
 				t.Errorf("%s: %s has no idle timeout", file, j.InvocationRef)
 			}
