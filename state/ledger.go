@@ -2,11 +2,11 @@ package state
 
 import (
 	"bufio"
-	"io"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"

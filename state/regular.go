@@ -19,7 +19,7 @@ import (
 
 // NotRegularError is a run file that exists but is not a regular file.
 type NotRegularError struct {
-	File string       // as the user or the run manifest names it
+	File string      // as the user or the run manifest names it
 	Mode fs.FileMode // its type bits
 }
 

@@ -289,7 +289,8 @@ func userResponseWriteRun(o *UserResponseWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	req := approval.WriteRequest{Report: report, ProjectRoot: o.ProjectRoot, TaskKey: o.TaskKey, Answers: answers}
+	// okstra's write_sidecar, as the seed writes it (docs/GATES.md, "Merging").
+	req := approval.WriteRequest{Report: report, ProjectRoot: o.ProjectRoot, TaskKey: o.TaskKey, Answers: answers, Okstra: true}
 	if strings.TrimSpace(o.PlanDecision) != "" {
 		var d approval.PlanDecision
 		if err := decodeStrict(o.PlanDecision, &d); err != nil {

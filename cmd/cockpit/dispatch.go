@@ -21,17 +21,22 @@ type DispatchOptions struct {
 	JobsFile string
 	Kind     state.DispatchKind // --dispatch-kind: checked at parse time
 	JSON     bool
+	Text     bool // team dispatch --text: the tab-separated lines instead of JSON
 }
 
-// dispatchOutput is the JSON both dispatch commands print.
+// dispatchOutput is the JSON both dispatch commands print (the seed:
+// "progressLines in the JSON the others print"). unrecordedLines: on a
+// non-pane run, team dispatch records no checkpoint; these are the ones it
+// would have, for the lead to append itself.
 type dispatchOutput struct {
-	Dispatches    []state.Dispatch `json:"dispatches"`
-	ProgressLines []string         `json:"progressLines"`
+	Dispatches      []state.Dispatch `json:"dispatches"`
+	ProgressLines   []string         `json:"progressLines"`
+	UnrecordedLines []string         `json:"unrecordedLines,omitempty"`
 }
 
 // newDispatchCmd is the shape both dispatch commands share: the flags,
 // their checks, and runF with the command's context.
-func newDispatchCmd(f *Factory, cmd *cobra.Command, jobsUsage string, runF func(*DispatchOptions) error) *cobra.Command {
+func newDispatchCmd(f *Factory, cmd *cobra.Command, jobsUsage string, runF func(*DispatchOptions) error) (*cobra.Command, *DispatchOptions) {
 	opts := &DispatchOptions{IO: f.IO}
 	cmd.Args = noArgs
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -45,7 +50,7 @@ func newDispatchCmd(f *Factory, cmd *cobra.Command, jobsUsage string, runF func(
 	cmd.Flags().StringVar(&opts.JobsFile, "jobs-file", "", jobsUsage)
 	cmd.Flags().StringVar((*string)(&opts.Kind), "dispatch-kind", "", "expected dispatch kind ("+orList(dispatchKinds)+"); must match the file's")
 	addJSONFlag(cmd, &opts.JSON)
-	return cmd
+	return cmd, opts
 }
 
 // dispatchKinds are the values of --dispatch-kind, for the usage line.
@@ -89,7 +94,7 @@ func NewCmdWorkerDispatch(f *Factory, runF func(*DispatchOptions) error) *cobra.
 	if runF == nil {
 		runF = workerDispatchRun
 	}
-	return newDispatchCmd(f, &cobra.Command{
+	cmd, _ := newDispatchCmd(f, &cobra.Command{
 		Use:     "worker-dispatch --jobs-file <f> [--dispatch-kind <k>]",
 		Aliases: []string{"codex-dispatch"},
 		Short:   "Run every job of a jobs file as a child worker (the cli-wrapper backend) and wait for all",
@@ -101,6 +106,7 @@ implicit-team marker), phase-4-dispatch per initial job, phase-5-collect per
 settled initial dispatch and phase-6-synthesis on the run's first report-writer
 dispatch, and prints them in progressLines.`,
 	}, "the jobs `file` written by okstra agent-prompt jobs (or materialize --jobs-out)", runF)
+	return cmd
 }
 
 func workerDispatchRun(o *DispatchOptions) error {
@@ -130,16 +136,22 @@ func NewCmdTeamDispatch(f *Factory, runF func(*DispatchOptions) error) *cobra.Co
 	if runF == nil {
 		runF = teamDispatchRun
 	}
-	return newDispatchCmd(f, &cobra.Command{
-		Use:   "dispatch --jobs-file <f> [--dispatch-kind <k>]",
+	cmd, opts := newDispatchCmd(f, &cobra.Command{
+		Use:   "dispatch --jobs-file <f> [--dispatch-kind <k>] [--text]",
 		Short: "Open one cockpit pane per job running the worker wrapper, and record the dispatches",
 		Long: `team dispatch verifies every job of the jobs file first (no half-opened batch),
 then asks the run's cockpit to open one pane per job running "cockpit worker
-exec", and records each dispatch with its pane id. On a pane run it records and
-prints phase-3-team-create (when it writes the implicit-team marker),
-phase-4-dispatch per initial job and phase-6-synthesis on the first report-writer
-dispatch; on any other backend it prints them without recording.`,
-	}, "the jobs file", runF)
+exec", and records each dispatch with its pane id. It prints
+{"dispatches": [...], "progressLines": [...]} (--text: one tab-separated line
+per dispatch, then the PROGRESS lines). On a pane run it records
+phase-3-team-create (when it writes the implicit-team marker), phase-4-dispatch
+per initial job and phase-6-synthesis on the first report-writer dispatch, and
+prints them in progressLines; on any other backend it records none, and lists
+them in unrecordedLines for the lead to append itself.`,
+	}, "the jobs `file` written by okstra agent-prompt jobs (or materialize --jobs-out)", runF)
+	teamRefusals(cmd)
+	cmd.Flags().BoolVar(&opts.Text, "text", false, "print tab-separated lines instead of JSON")
+	return cmd
 }
 
 func teamDispatchRun(o *DispatchOptions) error {
@@ -153,24 +165,26 @@ func teamDispatchRun(o *DispatchOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)})
+	if o.Text && !o.JSON {
+		printDispatches(o.IO.Out, res.Dispatches, true, res.Lines)
+		return nil
 	}
-	printDispatches(o.IO.Out, res.Dispatches, true, res.Lines)
-	return nil
+	return writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines), UnrecordedLines: res.Unrecorded})
 }
 
 // printDispatches prints one tab-separated line per dispatch (id, pane
 // when withPane, role, status, reason if any), then the PROGRESS lines last.
 func printDispatches(w io.Writer, ds []state.Dispatch, withPane bool, lines []string) {
 	for _, d := range ds {
-		line := d.DispatchID
+		// Every field one line of printable text: a label or a worker's
+		// reason carrying ESC or NUL must not act on the terminal.
+		line := state.OneLine(d.DispatchID)
 		if withPane {
-			line += "\t" + d.PaneID
+			line += "\t" + state.OneLine(d.PaneID)
 		}
-		line += "\t" + d.Role + "\t" + string(d.Status)
+		line += "\t" + state.OneLine(d.Role) + "\t" + state.OneLine(string(d.Status))
 		if d.Reason != "" {
-			line += "\t" + d.Reason
+			line += "\t" + state.OneLine(d.Reason)
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -145,6 +146,14 @@ func (l *leadSession) sidecarDone(prompt string) bool {
 
 // progressLines are the PROGRESS lines of a command's output.
 func progressLines(out string) []string {
+	// The JSON commands (team dispatch by default, worker-dispatch, --json):
+	// their progressLines.
+	var doc struct {
+		ProgressLines []string `json:"progressLines"`
+	}
+	if t := strings.TrimSpace(out); strings.HasPrefix(t, "{") && json.Unmarshal([]byte(t), &doc) == nil {
+		return doc.ProgressLines
+	}
 	var ls []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if strings.HasPrefix(l, "PROGRESS: ") {

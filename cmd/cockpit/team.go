@@ -23,6 +23,34 @@ func NewCmdTeam(f *Factory) *cobra.Command {
 	return team
 }
 
+// teamRefusals makes a team command report a refusal as okstra's team.py
+// does (the seed: `print(f"okstra team: {exc}")`, `return 2`): one line
+// `<prog> team: <reason>` — the program as it was called, okstra or
+// cockpit — and exit 2. Usage errors, --timeout (3) and signals keep their
+// own line and status.
+func teamRefusals(cmd *cobra.Command) {
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		if err == nil || errors.Is(err, context.Canceled) {
+			return err
+		}
+		var coded *codedError
+		var usage *usageError
+		if errors.As(err, &coded) || errors.As(err, &usage) || isMissingFlag(err) {
+			return err
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "%s team: %s\n", c.Root().Name(), state.OneLine(err.Error()))
+		return &codedError{code: exitUsage, err: silentError{err}}
+	}
+}
+
+// silentError is an error already printed: exitFor prints nothing for it.
+type silentError struct{ err error }
+
+func (silentError) Error() string   { return "" }
+func (e silentError) Unwrap() error { return e.err }
+
 // AwaitOptions are the flags of `team await`.
 type AwaitOptions struct {
 	IO      *IOStreams
@@ -34,11 +62,12 @@ type AwaitOptions struct {
 
 // awaitOutput is team await's JSON.
 type awaitOutput struct {
-	Completed     bool             `json:"completed"`
-	Pending       int              `json:"pending"`
-	Done          int              `json:"done"`
-	Dispatches    []state.Dispatch `json:"dispatches"`
-	ProgressLines []string         `json:"progressLines"`
+	Completed       bool             `json:"completed"`
+	Pending         int              `json:"pending"`
+	Done            int              `json:"done"`
+	Dispatches      []state.Dispatch `json:"dispatches"`
+	ProgressLines   []string         `json:"progressLines"`
+	UnrecordedLines []string         `json:"unrecordedLines,omitempty"`
 }
 
 // NewCmdTeamAwait parses and checks `team await`; runF (teamAwaitRun when
@@ -65,6 +94,7 @@ pane run (terminalBackend cockpit-pane or cmux-pane), as the seeds say.`,
 	opts.Run.add(f, cmd)
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 0, "give up after this long (e.g. 30m); 0 waits forever")
 	addJSONFlag(cmd, &opts.JSON)
+	teamRefusals(cmd)
 	return cmd
 }
 
@@ -78,7 +108,7 @@ func teamAwaitRun(o *AwaitOptions) error {
 		if o.JSON {
 			if werr := writeJSON(o.IO.Out, awaitOutput{
 				Completed: res.Counts.Pending == 0, Pending: res.Counts.Pending, Done: res.Counts.Done,
-				Dispatches: nonNil(res.Dispatches), ProgressLines: nonNil(res.Lines),
+				Dispatches: nonNil(res.Dispatches), ProgressLines: nonNil(res.Lines), UnrecordedLines: res.Unrecorded,
 			}); werr != nil {
 				return werr
 			}
@@ -121,6 +151,7 @@ func newPanesCmd(f *Factory, cmd *cobra.Command, dryRunUsage string, runF func(*
 	opts.Run.add(f, cmd)
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, dryRunUsage)
 	addJSONFlag(cmd, &opts.JSON)
+	teamRefusals(cmd)
 	return cmd, opts
 }
 
@@ -194,7 +225,7 @@ func printPanes(o *PanesOptions, res *team.ReclaimResult) error {
 		return writeJSON(o.IO.Out, out)
 	}
 	for _, p := range res.Panes {
-		fmt.Fprintf(o.IO.Out, "%s\t%s\n", p.PaneID, p.Kind)
+		fmt.Fprintln(o.IO.Out, state.OneLine(p.PaneID)+"\t"+state.OneLine(p.Kind))
 	}
 	printLines(o.IO.Out, res.Lines)
 	return nil

@@ -21,6 +21,7 @@ type AwaitResult struct {
 	Dispatches []state.Dispatch
 	Counts     view.Counts
 	Lines      []string // PROGRESS lines, in the order they were recorded
+	Unrecorded []string // on a non-pane run: the lines a pane run records (Recorder.Unrecorded)
 }
 
 // Await waits until every dispatch of the run is terminal. It records
@@ -80,7 +81,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 				return nil, err
 			}
 		}
-		res.Dispatches, res.Counts, res.Lines = ts.WorkerDispatches, c, rec.Lines()
+		res.Dispatches, res.Counts, res.Lines, res.Unrecorded = ts.WorkerDispatches, c, rec.Lines(), rec.Unrecorded()
 		if c.Pending == 0 {
 			return res, nil
 		}

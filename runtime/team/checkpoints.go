@@ -18,14 +18,26 @@ const (
 )
 
 // Recorder collects the checkpoints one command records and prints. On a
-// run whose team commands must not record (a non-pane backend), Record only
-// collects the line for printing.
+// run whose team commands must not record (a non-pane backend), Record
+// keeps the line apart, in Unrecorded: it is never printed as a PROGRESS
+// line, since the lead emits only lines a command recorded (the seed: "a
+// run that dispatches with okstra team dispatch … there appends the team
+// commands' checkpoints itself"). A print-only recorder (PrintOnly: reclaim
+// --gate's phase-gate-cleanup) prints what it records nowhere.
 type Recorder struct {
-	run     *state.Run
-	source  string
-	write   bool
-	lines   []string
-	printed map[string]bool // dispatches whose collect line a non-writing recorder printed
+	run        *state.Run
+	source     string
+	write      bool
+	printOnly  bool
+	lines      []string
+	unrecorded []string
+	printed    map[string]bool // dispatches whose collect line a non-writing recorder produced
+}
+
+// PrintOnly makes r print its lines without recording them.
+func (r *Recorder) PrintOnly() *Recorder {
+	r.printOnly = true
+	return r
 }
 
 func (r *Recorder) markPrinted(id string) {
@@ -48,17 +60,27 @@ func (r *Recorder) Record(phase, worker string, fields [][2]string, detail strin
 	if err != nil {
 		return err
 	}
-	if r.write {
+	switch {
+	case r.write:
 		if err := state.AppendEvents(r.run.LeadEventsPath, ev); err != nil {
 			return fmt.Errorf("record %s: %w", phase, err)
 		}
+	case !r.printOnly:
+		r.unrecorded = append(r.unrecorded, ev.ProgressLine)
+		return nil
 	}
 	r.lines = append(r.lines, ev.ProgressLine)
 	return nil
 }
 
-// Lines are the PROGRESS lines recorded so far, in order.
+// Lines are the PROGRESS lines recorded so far (or, print-only, printed),
+// in order: the lines the lead emits.
 func (r *Recorder) Lines() []string { return append([]string(nil), r.lines...) }
+
+// Unrecorded are the checkpoints a command records on a pane run and did
+// not record here (another backend): the lead's to append, if it wants
+// them, with lead-progress append.
+func (r *Recorder) Unrecorded() []string { return append([]string(nil), r.unrecorded...) }
 
 // AppendProgress is `lead-progress append`: it normalises --worker to the
 // run's roster role, records the checkpoint and returns its PROGRESS line.

@@ -15,6 +15,7 @@ import (
 type DispatchResult struct {
 	Dispatches []state.Dispatch
 	Lines      []string
+	Unrecorded []string // team dispatch on a non-pane run (Recorder.Unrecorded)
 	// Signal is the signal that interrupted the batch (RunCLIWrapper: the
 	// cause of ctx's end, see SignalOf), 0 when none did.
 	Signal syscall.Signal

@@ -58,7 +58,7 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines()}, nil
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}, nil
 }
 
 // PaneRef is one pane a closing command acts on.
@@ -119,6 +119,7 @@ func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimRes
 	rec := NewRecorder(run, SourceTeamReclaim, run.Manifest.IsPaneBackend() && !o.Gate)
 	if o.Gate {
 		phase = "phase-gate-cleanup"
+		rec.PrintOnly()
 	}
 	if err := rec.Record(phase, "", [][2]string{{"panes", fmt.Sprint(len(closed))}}, ""); err != nil {
 		return nil, err
@@ -172,12 +173,12 @@ func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun boo
 }
 
 // Teardown is `team teardown`: the end of the run. After settling what
-// already finished, it marks every dispatch that is not terminal `error`
-// with the teardown reason, then closes every recorded pane still open. The
-// marking comes first so that the cockpit, which settles from the sidecars
-// the closing wrappers write, cannot put another reason on a dispatch the
-// teardown ended. A wrapper that outlived its cockpit (it ignored the
-// hang-up) is sent SIGTERM, when its pid still runs a cockpit worker.
+// already finished, it closes every recorded pane still open, then marks
+// every dispatch that is still not terminal `error` with the teardown
+// reason — the seed's order: a worker whose pane it closed may settle first
+// with its own hang-up reason. A wrapper that outlived its cockpit (it
+// ignored the hang-up) is sent SIGTERM, when its pid still runs a cockpit
+// worker.
 // Teardown returns once every wrapper of the run it found running has
 // exited (they write their terminal sidecars and logs on the way out; a
 // caller that removes the run afterwards must not race them), waiting at
@@ -200,6 +201,14 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 	// The wrappers still running, whoever started them: a dead cockpit's
 	// wrappers finish on their hang-up, writing into the run.
 	running := runningWrappers(run, ts)
+	// The seed's order (okstra team.py _teardown): close the panes, then
+	// write off what never finished. A wrapper whose pane closed writes its
+	// own terminal sidecar on the hang-up, and settles with that reason;
+	// what is still not terminal then gets the teardown reason.
+	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
+	if err != nil {
+		return nil, err
+	}
 	var orphans []int
 	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
 		orphans = orphans[:0]
@@ -215,10 +224,6 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
 	if err != nil {
 		return nil, err
 	}

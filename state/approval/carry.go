@@ -93,6 +93,9 @@ func CarryWith(req CarryRequest) (*CarryResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l, by := supersededInBundle(req, id, found); by != "" {
+			return nil, &state.Error{File: l, Field: id, Msg: fmt.Sprintf("is obsolete there (superseded by %s, resolved in a later run); carry %s instead", by, by)}
+		}
 		rows = append(rows, r)
 	}
 	res := &CarryResult{Ledger: req.Ledger, Carried: []Row{}, AlreadyCarried: []string{}}
@@ -225,8 +228,11 @@ func readResponses(p string) (map[string]*response, error) {
 	}
 	out := map[string]*response{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := state.ReadRegular(f, f)
 		if err != nil {
+			if state.IsNotRegular(err) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("read responses %s: %w", f, err)
 		}
 		s := ParseSidecar(data)
@@ -242,4 +248,43 @@ func readResponses(p string) (map[string]*response, error) {
 		}
 	}
 	return out, nil
+}
+
+// supersededInBundle looks for id in the ledgers of every report the
+// responses bundle answers, not only the one that posed it: a later run
+// that superseded it (a row opened --supersedes id, then resolved) has it
+// obsolete in its own ledger, and then the next run does not carry it (the
+// seed: "Once the new row is resolved … the next run does not carry it").
+// It returns that ledger and the superseding id, or "" when none has.
+func supersededInBundle(req CarryRequest, id string, found map[string]*response) (ledger, by string) {
+	seen := map[string]bool{}
+	for _, resp := range found {
+		src := resp.sourceReport
+		if src == "" {
+			continue
+		}
+		if !filepath.IsAbs(src) {
+			root := req.ProjectRoot
+			if root == "" {
+				root = projectRootOf(resp.file)
+			}
+			if root == "" {
+				continue
+			}
+			src = filepath.Join(root, filepath.FromSlash(src))
+		}
+		l, err := LedgerForReport(src)
+		if err != nil || seen[l] {
+			continue
+		}
+		seen[l] = true
+		led, err := Read(l)
+		if err != nil {
+			continue
+		}
+		if r := led.Row(id); r != nil && r.Status == StatusObsolete {
+			return l, r.ObsoletedBy
+		}
+	}
+	return "", ""
 }

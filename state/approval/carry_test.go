@@ -229,3 +229,42 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// Issue 18.11, the seed: "Once the new row is resolved … the next run does
+// not carry it." Run 001 answered C-003; run 002 carried it and replaced it
+// (C-010 --supersedes C-003, resolved). Run 003 carries from the task's
+// cumulative bundle, where C-003's answer still names run 001's report — and
+// is refused, naming the row that replaced it; C-010 carries.
+func TestASupersededDecisionIsNotCarriedAgain(t *testing.T) {
+	root, responses, ledger2 := earlierRun(t)
+	report2 := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "implementation", "reports", "final-report-implementation-001.md")
+	filetest.Write(t, report2, []byte("# report\n"))
+	if _, err := Carry(ledger2, responses, []string{"C-003"}); err != nil {
+		t.Fatal(err)
+	}
+	c10 := rowWithID("C-010")
+	if _, err := Open(ledger2, c10, "C-003"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(ledger2, "C-010", "select", "Sort alphabetically", "s.md#C-010"); err != nil {
+		t.Fatal(err)
+	}
+	responses2, err := Write(report2, []Answer{{ClarificationID: "C-010", Answer: "Sort alphabetically", Disposition: "select"}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	for i, f := range []string{responses, responses2} {
+		filetest.Write(t, filepath.Join(bundle, fmt.Sprintf("%d.md", i)), filetest.Read(t, f))
+	}
+	ledger3 := filepath.Join(root, ".okstra", "tasks", "dev-10860", "runs", "final-verification", "state", "approval-decisions-final-verification-001.json")
+	_, err = CarryWith(CarryRequest{Ledger: ledger3, FromResponses: bundle, IDs: []string{"C-003"}, ProjectRoot: root})
+	filetest.MustErr(t, err, ledger2+": C-003: is obsolete there (superseded by C-010, resolved in a later run); carry C-010 instead")
+	if _, err := os.Stat(ledger3); !os.IsNotExist(err) {
+		t.Fatalf("the refused carry wrote %s", ledger3)
+	}
+	res, err := CarryWith(CarryRequest{Ledger: ledger3, FromResponses: bundle, IDs: []string{"C-010"}, ProjectRoot: root})
+	if err != nil || len(res.Carried) != 1 {
+		t.Fatalf("carry C-010: %+v, %v", res, err)
+	}
+}

@@ -68,7 +68,32 @@ type ReportAuthoring struct {
 // backslashes and line breaks stay on one line), then a newline.
 func QuotedField(name, value string) string {
 	q, _ := marshal(value)
-	return "- " + name + ": " + string(q) + "\n"
+	return "- " + name + ": " + escapeControls(string(q)) + "\n"
+}
+
+// escapeControls writes, inside a JSON string, the controls encoding/json
+// leaves raw — DEL and the C1 controls (U+0080–U+009F: 0x9b is CSI to an
+// 8-bit terminal) — as \u escapes.
+func escapeControls(q string) string {
+	if !strings.ContainsFunc(q, isLateControl) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if isLateControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isLateControl(r rune) bool { return r == 0x7f || (r >= 0x80 && r <= 0x9f) }
+
+// hasControl reports whether s holds any control character.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || isLateControl(r) })
 }
 
 // SerializePlanDecision renders the `## PLAN DECISION` chunk, starting with
@@ -113,7 +138,7 @@ func SerializeReportAuthoring(d ReportAuthoring) (string, error) {
 // plainField renders a bullet unquoted unless the value would not read back
 // as itself (a line break, surrounding spaces, a leading quote).
 func plainField(name, value string) string {
-	if strings.ContainsAny(value, "\r\n") || strings.TrimSpace(value) != value || strings.HasPrefix(value, `"`) {
+	if hasControl(value) || strings.TrimSpace(value) != value || strings.HasPrefix(value, `"`) {
 		return QuotedField(name, value)
 	}
 	return "- " + name + ": " + value + "\n"
@@ -407,6 +432,12 @@ type WriteRequest struct {
 	Answers         []Answer
 	PlanDecision    *PlanDecision
 	ReportAuthoring *ReportAuthoring
+	// Okstra writes as okstra's write_sidecar does (`user-response write`,
+	// the seed): Created At is now on every write, and the file holds the
+	// merged answers and only the PLAN DECISION and REPORT AUTHORING this
+	// call passes — any other section is dropped. Without it (the gates'
+	// own writes, one answer at a time) every section stays.
+	Okstra bool
 }
 
 // Write records answers (and optionally a plan decision and a report
@@ -470,16 +501,22 @@ func WriteSidecar(req WriteRequest) (string, error) {
 		return "", fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	err := state.WithLock(path, func() error {
-		old, err := os.ReadFile(path)
+		old, err := state.ReadRegular(path, path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if state.IsNotRegular(err) {
+				return err
+			}
 			return fmt.Errorf("read sidecar %s: %w", path, err)
 		}
 		s := ParseSidecar(old)
 		if s.Title == "" {
 			s.Title = sidecarTitle(req)
 		}
-		if s.CreatedAt == "" {
+		if s.CreatedAt == "" || req.Okstra {
 			s.CreatedAt = state.Timestamp(state.Now())
+		}
+		if req.Okstra {
+			s.PlanDecision, s.ReportAuthoring, s.Other, s.HeadExtra = nil, nil, nil, nil
 		}
 		// An absolute Source Report naming this very report (written by
 		// an earlier cockpit from `--project-root .`) is made
@@ -493,6 +530,10 @@ func WriteSidecar(req WriteRequest) (string, error) {
 				e = &Section{Heading: a.ClarificationID}
 				s.Entries = append(s.Entries, e)
 			}
+			// A value with a control character is written quoted, its
+			// controls escaped (plainField): a NUL or an escape sequence in
+			// an answer (OSC 52 writes a terminal's clipboard) never reaches
+			// okstra's Markdown raw.
 			e.set("Answer", a.Answer)
 			e.set("Disposition", a.Disposition)
 			e.set("Note", a.Note)
