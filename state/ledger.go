@@ -273,3 +273,33 @@ func ReadEvents(path, display string) ([]Event, error) {
 	}
 	return out, nil
 }
+
+// AppendLine appends one line (a newline is added) to the file at path,
+// creating it 0600, never through a symlink or into anything but a
+// regular file, and fsyncs it: for what must survive a crash, such as a
+// gate's answer kept because its sidecar could not be written.
+func AppendLine(path string, line []byte) error {
+	return WithLock(path, func() error {
+		f, err := openRegular(path, path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		before, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			return err
+		}
+		buf := append(append([]byte(nil), line...), '\n')
+		if n, err := f.Write(buf); err != nil || n != len(buf) {
+			_ = f.Truncate(before)
+			if err == nil {
+				err = io.ErrShortWrite
+			}
+			return fmt.Errorf("append to %s: %w", path, err)
+		}
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
+		return f.Close()
+	})
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -73,6 +74,7 @@ type ApprovalOpenOptions struct {
 	Options                []string // --option <json object>, once per option
 	OptionsFile            string   // --options-file <path>: a JSON array of option objects
 	Supersedes             string   // --supersedes C-NNN
+	RunManifest            string   // --run-manifest: defaults --ledger, --task-key, --task-type, --run-seq
 	JSON                   bool     // --json
 }
 
@@ -111,9 +113,17 @@ row is resolved, that one reads "obsolete". See docs/GATES.md.`,
 		fl.StringArrayVar(&o.Options, "option", nil, "an option as a JSON object; repeat for each")
 		fl.StringVar(&o.OptionsFile, "options-file", "", "a file holding a JSON array of options")
 		fl.StringVar(&o.Supersedes, "supersedes", "", "the carried C-NNN this row replaces")
+		fl.StringVar(&o.RunManifest, "run-manifest", f.Getenv(envRunManifest), "the run manifest: --ledger defaults to its approvalDecisionsPath, --task-key, --task-type and --run-seq to its own (default $"+envRunManifest+")")
+		defaultSaid(cmd, "run-manifest")
+		markRequired(cmd, "clarification-id", "statement", "expected-form")
+		cmd.Flags().Lookup("ledger").Usage += " (required unless --run-manifest names approvalDecisionsPath)"
 	}, func(o *ApprovalOpenOptions) error {
-		if err := requireFlags(
-			required{"--ledger", o.Ledger, hintLedger},
+		ledger := o.Ledger
+		if ledger == "" && o.RunManifest != "" {
+			ledger = "from the run manifest" // resolved by approvalOpenRun
+		}
+		if err := requireAll(
+			required{"--ledger", ledger, hintLedger + " (or --run-manifest, whose approvalDecisionsPath it defaults to)"},
 			required{"--clarification-id", o.ClarificationID, hintRowID},
 			required{"--statement", o.Statement, "state the question the user must decide"},
 			required{"--expected-form", o.ExpectedForm, "give the shape of the answer (one of the options, a file path, a number, a date)"},
@@ -122,6 +132,41 @@ row is resolved, that one reads "obsolete". See docs/GATES.md.`,
 		}
 		return checkEnum("--recommended-disposition", o.RecommendedDisposition, approval.Dispositions...)
 	}, runF)
+}
+
+// markRequired says "(required)" in the help of each named flag.
+func markRequired(cmd *cobra.Command, names ...string) {
+	for _, n := range names {
+		if fl := cmd.Flags().Lookup(n); fl != nil {
+			fl.Usage += " (required)"
+		}
+	}
+}
+
+// requireAll is requireFlags listing every missing flag at once: one
+// missing flag reads as requireFlags says it; several as "--a, --b and
+// --c: are required (--a: <hint>; --b: <hint>; …)", exit 2.
+func requireAll(rs ...required) error {
+	var missing []required
+	for _, r := range rs {
+		if strings.TrimSpace(r.value) == "" {
+			missing = append(missing, r)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return requireFlags(missing...)
+	}
+	names := make([]string, len(missing))
+	hints := make([]string, len(missing))
+	for i, r := range missing {
+		names[i] = r.flag
+		hints[i] = r.flag + ": " + r.hint
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return &usageError{fmt.Errorf("%s: are required (%s)", list, strings.Join(hints, "; "))}
 }
 
 // ApprovalOptionOptions are the flags of `approval-decision option`.

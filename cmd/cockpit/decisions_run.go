@@ -120,6 +120,21 @@ func rowOutput(ledger string, r *approval.Row) map[string]any {
 // fewer than two options, or without exactly one recommended, is recorded
 // and reported incomplete on a second line (in the JSON: "incomplete").
 func approvalOpenRun(o *ApprovalOpenOptions) error {
+	if o.RunManifest != "" && (o.Ledger == "" || o.TaskKey == "" || o.TaskType == "" || o.RunSeq == "") {
+		// As gate ask: the run manifest names the ledger and the run.
+		run, err := (&runFlags{ProjectRoot: o.ProjectRoot, RunManifest: o.RunManifest}).load()
+		if err != nil {
+			return err
+		}
+		m := run.Manifest
+		if o.Ledger == "" {
+			if m.ApprovalDecisionsPath == "" {
+				return &usageError{fmt.Errorf("--ledger is required: the run manifest %s names no approvalDecisionsPath", m.Display)}
+			}
+			o.Ledger = m.ApprovalDecisionsPath
+		}
+		o.TaskKey, o.TaskType, o.RunSeq = orDefault(o.TaskKey, m.TaskKey), orDefault(o.TaskType, m.TaskType), orDefault(o.RunSeq, m.RunSeq)
+	}
 	ledger, err := resolveIn(o.ProjectRoot, o.Ledger, "--ledger")
 	if err != nil {
 		return err
@@ -344,4 +359,11 @@ func userResponseShowRun(o *UserResponseShowOptions) error {
 	}
 	_, err = io.WriteString(o.IO.Out, res.Text())
 	return err
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

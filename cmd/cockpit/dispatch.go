@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -120,8 +121,13 @@ func workerDispatchRun(o *DispatchOptions) error {
 	// batch and names the signal in res.Signal; the command still prints
 	// the settled batch, then ends with 128+signal. A signal before anything
 	// is recorded stops it there.
-	res, err := team.RunCLIWrapper(o.Ctx, batch, self)
-	if err != nil {
+	// On a pane run a cockpit serves, the batch opens in its panes (a lead
+	// that calls worker-dispatch there keeps its panes; docs/OKSTRA.md).
+	res, err := team.WorkerDispatchInPanes(o.Ctx, batch, self)
+	if errors.Is(err, team.ErrNotServed) {
+		res, err = team.RunCLIWrapper(o.Ctx, batch, self)
+	}
+	if err != nil && (res == nil || !errors.Is(err, context.Canceled)) {
 		return err
 	}
 	if err := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); err != nil {

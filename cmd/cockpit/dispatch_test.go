@@ -152,20 +152,28 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 		return err == nil && len(ts.WorkerDispatches) == 3
 	})
 	before := ledgerLines(t, root)
-	res := cockpit(t, root, nil, runArgs(root, "team", "await", "--timeout", "30s")...)
+	res := cockpit(t, root, nil, runArgs(root, "team", "await", "--timeout", "30s", "--json")...)
 	if res.code != 0 {
 		t.Fatalf("team await exited %d: %s", res.code, res.stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	// Issue 18.16: on a cli-wrapper run await records nothing, so it prints
+	// no PROGRESS line (progressLines is empty); the checkpoints a pane run
+	// would record come apart, in unrecordedLines.
+	var doc struct {
+		ProgressLines   []string `json:"progressLines"`
+		UnrecordedLines []string `json:"unrecordedLines"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
+		t.Fatalf("team await --json: %v\n%s", err, res.stdout)
+	}
+	if doc.ProgressLines == nil || len(doc.ProgressLines) != 0 {
+		t.Fatalf("team await printed PROGRESS lines it did not record: %q", doc.ProgressLines)
+	}
 	var progress, polls []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "PROGRESS: ") {
-			progress = append(progress, l)
-			if strings.HasPrefix(l, "PROGRESS: phase-5-poll ") {
-				polls = append(polls, l)
-			}
-		} else if len(progress) > 0 {
-			t.Fatalf("PROGRESS lines must come last:\n%s", res.stdout)
+	for _, l := range doc.UnrecordedLines {
+		progress = append(progress, l)
+		if strings.HasPrefix(l, "PROGRESS: phase-5-poll ") {
+			polls = append(polls, l)
 		}
 	}
 	if len(polls) == 0 || polls[len(polls)-1] != "PROGRESS: phase-5-poll pending=0 done=3" {

@@ -23,6 +23,14 @@ type GateOptions struct {
 	Report     string
 	ReasonHint string // report-authoring only
 	JSON       bool   // gate commands always print JSON; --json is accepted
+
+	// ask only: the row to open after the answer when the ledger has no
+	// row --clarification-id yet (the seed's order: ask, then open the row
+	// with the user's confirmation). The flags of approval-decision open.
+	Row        approval.Row
+	Options    []string
+	OptionFile string
+	Supersedes string
 }
 
 // NewCmdGate is the gate group.
@@ -75,8 +83,22 @@ is a terminal, where it asks on the terminal instead.`,
 		}
 		return nil
 	}, runF)
-	cmd.Flags().StringVar(&opts.Ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")
-	cmd.Flags().StringVar(&opts.ID, "clarification-id", "", "the open row to ask, C-NNN")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")
+	fl.StringVar(&opts.ID, "clarification-id", "", "the row to ask, C-NNN (required)")
+	// A row not in the ledger yet: the question comes with the call, and
+	// the row is opened once the human answered.
+	r := &opts.Row
+	fl.StringVar(&r.Statement, "statement", "", "a row not in the ledger yet: the question (it is opened after the answer)")
+	fl.StringVar(&r.ExpectedForm, "expected-form", "", "a row not in the ledger yet: the shape of the answer")
+	fl.StringArrayVar(&opts.Options, "option", nil, "a row not in the ledger yet: an option as a JSON object; repeat for each")
+	fl.StringVar(&opts.OptionFile, "options-file", "", "a row not in the ledger yet: a file holding a JSON array of options")
+	fl.StringVar(&r.TicketID, "ticket-id", "", "a row not in the ledger yet: the ticket the question concerns")
+	fl.StringVar(&r.Classification, "classification", "", "a row not in the ledger yet: e.g. user-decision")
+	fl.StringVar(&r.Origin, "origin", "", "a row not in the ledger yet: where the question came from")
+	fl.StringVar(&r.UnblockCondition, "unblock-condition", "", "a row not in the ledger yet: what answers it")
+	fl.StringVar(&r.RecommendedDisposition, "recommended-disposition", "", "a row not in the ledger yet: "+orList(approval.Dispositions))
+	fl.StringVar(&opts.Supersedes, "supersedes", "", "a row not in the ledger yet: the carried C-NNN it replaces")
 	return cmd
 }
 
@@ -122,23 +144,57 @@ func gateAskRun(o *GateOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := approval.Read(lp)
-	if err != nil {
-		return err
-	}
-	row, err := approval.RowForGate(l, ledger, o.ID)
-	if err != nil {
-		return err
-	}
 	report, err := gateReport(run, o.Report)
 	if err != nil {
 		return err
 	}
-	req := team.GateRequest{Run: run, Gate: team.GateFromRow(*row), Report: report}
+	var row *approval.Row
+	var open *team.GateOpen
+	l, err := approval.Read(lp)
+	switch {
+	case err == nil && l.Row(o.ID) != nil, o.Row.Statement == "":
+		if err != nil {
+			return err
+		}
+		if row, err = approval.RowForGate(l, ledger, o.ID); err != nil {
+			if l.Row(o.ID) == nil {
+				return &state.Error{File: ledger, Field: "--clarification-id", Msg: fmt.Sprintf("%s is not a row of the ledger; give its question with --statement, --expected-form and --option (gate ask opens the row once the user answered), or open it first with `cockpit approval-decision open`", o.ID)}
+			}
+			return err
+		}
+	default:
+		// Not in the ledger (or no ledger yet): ask first, open after.
+		if open, err = o.pendingRow(run, lp); err != nil {
+			return err
+		}
+		row = &open.Row
+	}
+	req := team.GateRequest{Run: run, Gate: team.GateFromRow(*row), Report: report, Open: open}
 	if o.IO.IsStdinTTY() {
 		req.Fallback = &team.TerminalPrompt{In: o.IO.In, Out: o.IO.Err}
 	}
 	return askGate(o, req)
+}
+
+// pendingRow is the row --clarification-id the flags describe, checked as
+// approval-decision open and the gate check it — a complete row, or the
+// gate asks nothing — before the human is asked.
+func (o *GateOptions) pendingRow(run *state.Run, ledger string) (*team.GateOpen, error) {
+	opts, err := parseOptionFlags(run.Root.Dir(), o.Options, o.OptionFile)
+	if err != nil {
+		return nil, err
+	}
+	row := o.Row
+	row.ClarificationID, row.Options = o.ID, opts
+	row.TaskType, row.RunSeq = run.Manifest.TaskType, run.Manifest.RunSeq
+	row.Status = approval.StatusOpen
+	if err := approval.CheckRow(row); err != nil {
+		return nil, err
+	}
+	if inc := row.Incomplete(); inc != nil {
+		return nil, &state.Error{Field: "--option", Msg: fmt.Sprintf("%s is incomplete (%s): there is nothing the user can choose; give at least two options, exactly one recommended", o.ID, inc.Msg)}
+	}
+	return &team.GateOpen{Ledger: ledger, TaskKey: run.Manifest.TaskKey, Row: row, Supersedes: o.Supersedes}, nil
 }
 
 func gateReportAuthoringRun(o *GateOptions) error {
@@ -160,8 +216,12 @@ func gateReportAuthoringRun(o *GateOptions) error {
 
 func askGate(o *GateOptions, req team.GateRequest) error {
 	res, err := team.AskGate(o.Ctx, req, func(line string) { fmt.Fprintln(o.IO.Out, line) })
-	if err != nil {
-		return err
+	if res != nil {
+		// The human answered: the answer is printed whatever happened to it
+		// after (AnswerNotSaved says where it was kept).
+		if werr := writeJSON(o.IO.Out, res); werr != nil && err == nil {
+			err = werr
+		}
 	}
-	return writeJSON(o.IO.Out, res)
+	return err
 }

@@ -143,6 +143,9 @@ func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 			t.Errorf("%s: %s, want %s (%s)", d.DispatchID, d.Status, wantStatus[i], d.Reason)
 		}
 	}
+	// The seed's teardown order closes the panes first, then writes off
+	// what was running: the teardown's reason, whatever the cockpit settled
+	// in between.
 	if r := ts.WorkerDispatches[3].Reason; r != state.TeardownReason {
 		t.Errorf("the torn-down verifier's reason: %q", r)
 	}

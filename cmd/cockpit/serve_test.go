@@ -24,12 +24,12 @@ type server struct {
 	done   chan struct{}
 }
 
-// paneRun copies the fixture as a cockpit-pane run and returns its root and
+// paneRun copies the fixture as a pane run (cmux-pane, as okstra writes it) and returns its root and
 // the environment that points commands at a short socket path.
 func paneRun(t testing.TB) (root string, env []string) {
 	t.Helper()
 	root = fixture.Copy(t)
-	fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
+	fixture.SetTerminalBackend(t, root, fixture.PaneBackend)
 	dir, err := os.MkdirTemp("", "cks")
 	if err != nil {
 		t.Fatal(err)
@@ -223,15 +223,7 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 		}
 		return r
 	}
-	lines := func(r result) []string {
-		var out []string
-		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-			if strings.HasPrefix(l, "PROGRESS: ") {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
+	lines := func(r result) []string { return progressLines(r.stdout) }
 	d := run("team", "dispatch", "--jobs-file", fixture.JobsInitial)
 	wantDispatch := []string{
 		"PROGRESS: phase-3-team-create using implicit team",
@@ -244,7 +236,7 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	}
 	ts := readTeamState(t, root)
 	for i, d := range ts.WorkerDispatches {
-		if d.PaneID != "pane-"+strconv.Itoa(i+1) || d.Backend != "cockpit-pane" {
+		if d.PaneID != "pane-"+strconv.Itoa(i+1) || d.Backend != fixture.PaneBackend {
 			t.Fatalf("dispatch %d: pane %q backend %q", i, d.PaneID, d.Backend)
 		}
 	}

@@ -16,6 +16,9 @@ type DispatchResult struct {
 	Dispatches []state.Dispatch
 	Lines      []string
 	Unrecorded []string // team dispatch on a non-pane run (Recorder.Unrecorded)
+	// Panes says worker-dispatch ran the batch in the cockpit's panes
+	// (WorkerDispatchInPanes), not as child processes.
+	Panes bool
 	// Signal is the signal that interrupted the batch (RunCLIWrapper: the
 	// cause of ctx's end, see SignalOf), 0 when none did.
 	Signal syscall.Signal

@@ -3,6 +3,7 @@ package team
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,40 @@ type GateRequest struct {
 	// Fallback, when set, asks on this terminal when no cockpit listens
 	// (decision gates only).
 	Fallback *TerminalPrompt
+	// Open, when set, is a row not yet in the ledger: the seed's order is
+	// to ask first and open the row "after the user confirmed it", so it
+	// is opened once the human answered, with the answer as its
+	// userConfirmation.
+	Open *GateOpen
 }
+
+// GateOpen is the row a gate opens after the answer.
+type GateOpen struct {
+	Ledger     string // absolute
+	TaskKey    string
+	Row        approval.Row
+	Supersedes string
+}
+
+// AnswerNotSaved is AskGate's error when the human answered but the
+// user-response sidecar could not be written: the answer was kept in
+// Fallback (the run's gate-answers.jsonl), or nowhere when that failed
+// too; the outcome is returned beside it, so the caller still prints it.
+type AnswerNotSaved struct {
+	Sidecar  string
+	Err      error
+	Fallback string // "" when the answer is kept nowhere but the output
+	FallErr  error
+}
+
+func (e *AnswerNotSaved) Error() string {
+	if e.Fallback != "" {
+		return fmt.Sprintf("the answer could not be written to the user-response sidecar %s (%v); it is kept in %s and printed above — write it with `cockpit user-response write` once the sidecar can be written", e.Sidecar, e.Err, e.Fallback)
+	}
+	return fmt.Sprintf("the answer could not be written to the user-response sidecar %s (%v), nor kept in the run's gate-answers file (%v); it is printed above — record it by hand", e.Sidecar, e.Err, e.FallErr)
+}
+
+func (e *AnswerNotSaved) Unwrap() error { return e.Err }
 
 // TerminalPrompt is the headless fallback's terminal.
 type TerminalPrompt struct {
@@ -63,7 +97,12 @@ type GateOutcome struct {
 	Note            string         `json:"note,omitempty"`
 	Sidecar         string         `json:"sidecar"`
 	AnsweredIn      string         `json:"answeredIn"` // "cockpit" or "terminal"
-	ProgressLines   []string       `json:"progressLines"`
+	// Opened is the row this gate opened in the ledger after the answer
+	// (GateRequest.Open); KeptIn where the answer was kept when the
+	// sidecar could not be written (AnswerNotSaved).
+	Opened        string   `json:"opened,omitempty"`
+	KeptIn        string   `json:"keptIn,omitempty"`
+	ProgressLines []string `json:"progressLines"`
 }
 
 // DefaultReport is where a run's final report lives:
@@ -87,6 +126,11 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 		if progress != nil {
 			progress(line)
 		}
+	}
+	// Before anything, the answer must have a place to go: a sidecar that
+	// cannot be written is refused now, not after the human answered.
+	if err := approval.CheckSidecarWritable(req.Report); err != nil {
+		return nil, fmt.Errorf("the answer would have nowhere to go: %w; fix it and ask again", err)
 	}
 	// Reach the cockpit first: without one (and without a terminal to ask
 	// on) nothing may be cleaned up or recorded.
@@ -117,14 +161,18 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 		return nil, err
 	}
 	emit(ev.ProgressLine)
-	// 2. The user-confirm checkpoint names the row the answer will match.
+	// 2. The user-confirm checkpoint names the row the answer will match:
+	// once per row, however often it is asked (a gate asked again after an
+	// interruption prints it again but records it once).
 	if g.Kind == state.GateDecision {
-		rec := NewRecorder(run, SourceGateAsk, true)
+		rec := NewRecorder(run, SourceGateAsk, !userConfirmed(run, g.ClarificationID))
+		rec.PrintOnly()
 		if err := rec.Record("user-confirm", "", nil, g.ClarificationID+" "+oneLine(g.Statement)); err != nil {
 			return nil, err
 		}
 		emit(rec.Lines()[0])
 	}
+
 	// 3. Ask.
 	var ans view.GateAnswer
 	if terminal {
@@ -155,10 +203,71 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 		wr.Answers = []approval.Answer{{ClarificationID: g.ClarificationID, Answer: opt.Answer, Disposition: opt.Disposition, Note: ans.Note}}
 	}
 	if res.Sidecar, err = approval.WriteSidecar(wr); err != nil {
-		return nil, err
+		nse := &AnswerNotSaved{Sidecar: run.Root.Rel(approval.SidecarPath(req.Report)), Err: err}
+		if nse.Fallback, nse.FallErr = keepAnswer(run, res); nse.Fallback != "" {
+			res.KeptIn = run.Root.Rel(nse.Fallback)
+			nse.Fallback = res.KeptIn
+		}
+		res.Sidecar = ""
+		return res, nse
 	}
 	res.Sidecar = run.Root.Rel(res.Sidecar)
+	// 5. A row asked before it was opened is opened now, with the answer as
+	// the user's confirmation.
+	if o := req.Open; o != nil {
+		row := o.Row
+		row.UserConfirmation = res.Answer
+		if res.Note != "" {
+			row.UserConfirmation += " — " + res.Note
+		}
+		stored, err := approval.OpenInTask(o.Ledger, o.TaskKey, row, o.Supersedes)
+		if err != nil {
+			return res, fmt.Errorf("the answer is in %s, but opening %s in the ledger failed: %w", res.Sidecar, row.ClarificationID, err)
+		}
+		res.Opened = stored.ClarificationID
+	}
 	return res, nil
+}
+
+// userConfirmed reports whether the ledger holds a user-confirm checkpoint
+// for id already.
+func userConfirmed(run *state.Run, id string) bool {
+	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+	if err != nil {
+		return false
+	}
+	for _, e := range events {
+		phase, detail := e.Phase, e.Detail
+		if phase == "" {
+			phase, _, _ = parseProgressLine(e.ProgressLine)
+			detail = strings.TrimPrefix(e.ProgressLine, "PROGRESS: user-confirm ")
+		}
+		if phase == "user-confirm" && (detail == id || strings.HasPrefix(detail, id+" ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// gateAnswers is where an answer is kept when its sidecar cannot be
+// written: one JSON line per answer, in the run's state directory.
+func gateAnswers(run *state.Run) string { return filepath.Join(run.StateDir(), "gate-answers.jsonl") }
+
+// keepAnswer appends the outcome to the run's gate-answers file and fsyncs
+// it; the file's path, or the error.
+func keepAnswer(run *state.Run, res *GateOutcome) (string, error) {
+	line, err := json.Marshal(struct {
+		At string `json:"at"`
+		*GateOutcome
+	}{state.Timestamp(state.Now()), res})
+	if err != nil {
+		return "", err
+	}
+	p := gateAnswers(run)
+	if err := state.AppendLine(p, line); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

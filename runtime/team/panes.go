@@ -28,16 +28,41 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 	}
 	defer cl.Close()
 	rec := NewRecorder(run, SourceTeamDispatch, run.Manifest.IsPaneBackend())
-	recs, err := RecordBatch(b, rec, state.BackendCockpitPane)
+	recs, err := RecordBatch(b, rec, paneBackend(run))
 	if err != nil {
 		return nil, err
 	}
+	launched := openPanes(ctx, cl, run, recs, self, "team dispatch")
+	// Recording where they run must not be cut short by the interruption.
+	if err := MarkLaunched(run, recs, launched); err != nil {
+		return nil, err
+	}
+	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	if err != nil {
+		return nil, err
+	}
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}, nil
+}
+
+// paneBackend is the backend a dispatch in a cockpit pane records: the
+// run's own pane backend (okstra's cmux-pane, or an early cockpit run's
+// cockpit-pane), cmux-pane on any other run.
+func paneBackend(run *state.Run) string {
+	if run.Manifest.IsPaneBackend() {
+		return run.Manifest.TerminalBackend
+	}
+	return state.BackendCmuxPane
+}
+
+// openPanes asks the cockpit on cl for one pane per recorded job, in
+// order. Once ctx is done (interrupted), the jobs not started yet are
+// reported as not started (MarkLaunched writes them off), never left in
+// progress with nothing running.
+func openPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []Recorded, self, who string) []Launched {
 	launched := make([]Launched, len(recs))
 	for i, r := range recs {
 		if ctx.Err() != nil {
-			// Interrupted: what is not started yet is written off below,
-			// never left in progress with nothing running.
-			launched[i] = Launched{Err: errors.New("team dispatch was interrupted before starting it")}
+			launched[i] = Launched{Err: fmt.Errorf("%s was interrupted before starting it", who)}
 			continue
 		}
 		var res control.OpenPaneResult
@@ -50,15 +75,7 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 		}, &res)
 		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
 	}
-	// Recording where they run must not be cut short by the interruption.
-	if err := MarkLaunched(run, recs, launched); err != nil {
-		return nil, err
-	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
-	if err != nil {
-		return nil, err
-	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}, nil
+	return launched
 }
 
 // PaneRef is one pane a closing command acts on.
@@ -201,10 +218,18 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 	// The wrappers still running, whoever started them: a dead cockpit's
 	// wrappers finish on their hang-up, writing into the run.
 	running := runningWrappers(run, ts)
+	// What was still running when teardown began: teardown ends it.
+	unfinished := map[string]bool{}
+	for _, d := range ts.WorkerDispatches {
+		if !d.Terminal() {
+			unfinished[d.DispatchID] = true
+		}
+	}
 	// The seed's order (okstra team.py _teardown): close the panes, then
-	// write off what never finished. A wrapper whose pane closed writes its
-	// own terminal sidecar on the hang-up, and settles with that reason;
-	// what is still not terminal then gets the teardown reason.
+	// write off what never finished. While the panes close, the cockpit
+	// may settle a closed worker from its hang-up; okstra, which has no
+	// engine settling between the two steps, writes the teardown reason on
+	// every dispatch that was running, and so does this.
 	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
 	if err != nil {
 		return nil, err
@@ -215,11 +240,15 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
 			d := &ts.WorkerDispatches[i]
-			if !d.Terminal() {
+			switch {
+			case !d.Terminal():
 				d.Status, d.Reason, d.SettledAt = state.StatusError, state.TeardownReason, now
 				if d.PID > 0 {
 					orphans = append(orphans, d.PID)
 				}
+			case unfinished[d.DispatchID] && d.Status != state.StatusCompleted:
+				// Settled while its pane closed: the teardown ended it.
+				d.Status, d.Reason = state.StatusError, state.TeardownReason
 			}
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -602,4 +603,38 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
+}
+
+// CheckSidecarWritable reports, before a gate asks, whether the answer to
+// reportPath could be written: its sidecar, when it exists, must be a
+// regular file the user has not made read-only, and its directory (or the
+// nearest one that exists) writable. One line naming the file.
+func CheckSidecarWritable(reportPath string) error {
+	p := SidecarPath(reportPath)
+	if st, err := os.Lstat(p); err == nil {
+		if !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			return &state.NotRegularError{File: p, Mode: st.Mode().Type()}
+		}
+		if st.Mode().IsRegular() && st.Mode().Perm()&0o200 == 0 {
+			return &state.ReadOnlyError{File: p, Mode: st.Mode()}
+		}
+	}
+	dir := filepath.Dir(p)
+	for {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return &state.Error{File: dir, Msg: "is not a directory; the user-response sidecar cannot be written under it"}
+			}
+			if st.Mode().Perm()&0o200 == 0 || unix.Access(dir, unix.W_OK) != nil {
+				return &state.Error{File: dir, Msg: fmt.Sprintf("is not writable (mode %04o); the user-response sidecar cannot be written there", st.Mode().Perm())}
+			}
+			return nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
 }
