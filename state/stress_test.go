@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envStress) == "1" {
 		os.Exit(stressMain(os.Args[1:]))
 	}
+	if os.Getenv(envFSize) == "1" {
+		os.Exit(fsizeMain(os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

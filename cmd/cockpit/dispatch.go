@@ -127,13 +127,19 @@ func workerDispatchRun(o *DispatchOptions) error {
 	if errors.Is(err, team.ErrNotServed) {
 		res, err = team.RunCLIWrapper(o.Ctx, batch, self)
 	}
-	if err != nil && (res == nil || !errors.Is(err, context.Canceled)) {
+	if res == nil {
 		return err
 	}
-	if err := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); err != nil {
-		return err
+	// The batch is printed whatever went wrong after it was recorded (jobs
+	// that did not start, checkpoints that could not be recorded, a
+	// signal); the error then says what, and sets the exit status.
+	if werr := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines)}); werr != nil {
+		return werr
 	}
-	return o.Ctx.Err() // context.Canceled with the signal as its cause
+	if err := o.Ctx.Err(); err != nil {
+		return err // context.Canceled with the signal as its cause
+	}
+	return err
 }
 
 // NewCmdTeamDispatch parses and checks `team dispatch`; runF
@@ -168,14 +174,19 @@ func teamDispatchRun(o *DispatchOptions) error {
 	// A signal cancels the context instead of killing the process between
 	// recording the batch and recording where it runs.
 	res, err := team.TeamDispatch(o.Ctx, batch, self)
-	if err != nil {
+	if res == nil {
 		return err
 	}
+	// Printed even when some jobs did not start: the lead learns what runs;
+	// the error names the rest and sets the exit status.
 	if o.Text && !o.JSON {
 		printDispatches(o.IO.Out, res.Dispatches, true, res.Lines)
-		return nil
+		return err
 	}
-	return writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines), UnrecordedLines: res.Unrecorded})
+	if werr := writeJSON(o.IO.Out, dispatchOutput{Dispatches: res.Dispatches, ProgressLines: nonNil(res.Lines), UnrecordedLines: res.Unrecorded}); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // printDispatches prints one tab-separated line per dispatch (id, pane

@@ -76,14 +76,7 @@ func okstraMain(argv []string, env []string, in io.Reader, out, errw io.Writer) 
 	self, _ := os.Executable()
 	real, shim := findRealOkstra(pathOf(env), self, argv[0])
 	if real == "" {
-		what := "okstra"
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			what = args[0]
-			if _, group := okstraOwned[what]; group && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
-				what += " " + args[1] // e.g. "team status": the group is the cockpit's, the subcommand not
-			}
-		}
-		fmt.Fprintf(errw, "okstra: %s: not a cockpit command, and no okstra found on PATH after the cockpit's shim (%s); install okstra or put it on PATH\n", what, shim)
+		fmt.Fprintln(errw, noRealOkstra(args, shim))
 		return exitNotFound
 	}
 	err := syscall.Exec(real, argv, env)
@@ -153,4 +146,40 @@ func okstraShim(self string) (dir string, remove func(), err error) {
 		return "", nil, fmt.Errorf("make the okstra shim: %w", err)
 	}
 	return dir, remove, nil
+}
+
+// noRealOkstra is the shim's one line when no real okstra can take the
+// command: it names the command (both words for a group: "team status";
+// a flag as given: "--version"), and says what to run instead — the
+// cockpit's own command when the cockpit has one of that name that okstra
+// does not (`okstra gate ask` → `cockpit gate ask …`), else where okstra
+// was looked for.
+func noRealOkstra(args []string, shim string) string {
+	if len(args) == 0 {
+		return fmt.Sprintf("okstra: no okstra found on PATH after the cockpit's shim (%s); install okstra or put it on PATH", shim)
+	}
+	what := args[0]
+	if _, group := okstraOwned[what]; group && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		what += " " + args[1] // e.g. "team status": the group is the cockpit's, the subcommand not
+	}
+	if isCockpitCommand(args[0]) {
+		return fmt.Sprintf("okstra: %s: not an okstra command; it is the cockpit's: run `cockpit %s`", what, strings.Join(args, " "))
+	}
+	return fmt.Sprintf("okstra: %s: not a cockpit command, and no okstra found on PATH after the cockpit's shim (%s); install okstra or put it on PATH", what, shim)
+}
+
+// isCockpitCommand reports whether name is one of the cockpit's top-level
+// commands (okstra has none of the cockpit's own: gate, open, attach, …).
+func isCockpitCommand(name string) bool {
+	if _, owned := okstraOwned[name]; owned {
+		return false
+	}
+	for _, c := range topLevel {
+		for _, n := range c.names {
+			if n == name && n != "engine" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -159,12 +159,28 @@ func TestOkstraWithoutARealOne(t *testing.T) {
 		{[]string{"agent-prompt", "materialize", "--project-root", root}, "agent-prompt"},
 		{[]string{"report-finalize"}, "report-finalize"},
 		{[]string{"team", "status"}, "team status"},
-		{[]string{"--help"}, "okstra"},
+		// Issue 17.16: a flag is named as given, never "okstra: okstra:".
+		{[]string{"--help"}, "--help"},
+		{[]string{"--version"}, "--version"},
 	} {
 		r := okstra(t, shim, root, path, "", nil, c.args...)
 		want := "okstra: " + c.what + ": not a cockpit command, and no okstra found on PATH after the cockpit's shim (" + shim + "); install okstra or put it on PATH\n"
 		if r.code != 127 || r.stderr != want || r.stdout != "" {
 			t.Fatalf("okstra %q: exit %d, stderr %q, stdout %q\nwant exit 127 and %q", c.args, r.code, r.stderr, r.stdout, want)
+		}
+	}
+	// Issue 17.16: a cockpit command called as okstra points to the
+	// cockpit's, not to installing okstra; okstra alone names no command.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "ask", "--clarification-id", "C-001"}, "okstra: gate: not an okstra command; it is the cockpit's: run `cockpit gate ask --clarification-id C-001`\n"},
+		{nil, "okstra: no okstra found on PATH after the cockpit's shim (" + shim + "); install okstra or put it on PATH\n"},
+	} {
+		r := okstra(t, shim, root, path, "", nil, c.args...)
+		if r.code != 127 || r.stderr != c.want || r.stdout != "" {
+			t.Fatalf("okstra %q: exit %d, stderr %q\nwant exit 127 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
 }

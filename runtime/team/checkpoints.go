@@ -73,6 +73,48 @@ func (r *Recorder) Record(phase, worker string, fields [][2]string, detail strin
 	return nil
 }
 
+// pendingEvent is a checkpoint to record with others in one append.
+type pendingEvent struct {
+	phase, worker string
+	fields        [][2]string
+	detail        string
+}
+
+// recordAll records evs in one append (all or none), as Record would one
+// by one.
+func (r *Recorder) recordAll(evs []pendingEvent) error {
+	var out []state.Event
+	for _, e := range evs {
+		ev, err := state.NewEvent(r.source, e.phase, e.worker, e.fields, e.detail)
+		if err != nil {
+			return err
+		}
+		out = append(out, ev)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	switch {
+	case r.write:
+		if err := state.AppendEvents(r.run.LeadEventsPath, out...); err != nil {
+			var lines []string
+			for _, ev := range out {
+				lines = append(lines, ev.ProgressLine)
+			}
+			return fmt.Errorf("the dispatches run and are in team-state, but their checkpoints could not be recorded (%w); record them with lead-progress append: %s", err, strings.Join(lines, " | "))
+		}
+	case !r.printOnly:
+		for _, ev := range out {
+			r.unrecorded = append(r.unrecorded, ev.ProgressLine)
+		}
+		return nil
+	}
+	for _, ev := range out {
+		r.lines = append(r.lines, ev.ProgressLine)
+	}
+	return nil
+}
+
 // Lines are the PROGRESS lines recorded so far (or, print-only, printed),
 // in order: the lines the lead emits.
 func (r *Recorder) Lines() []string { return append([]string(nil), r.lines...) }

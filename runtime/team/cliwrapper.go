@@ -60,10 +60,11 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 	default:
 	}
 	rec := NewRecorder(run, SourceWorkerDispatch, true)
-	recs, err := RecordBatch(b, rec, state.BackendCLIWrapper)
+	rg, err := RecordBatch(b, state.BackendCLIWrapper)
 	if err != nil {
 		return nil, err
 	}
+	recs := rg.Recs
 
 	type child struct {
 		cmd  *exec.Cmd
@@ -99,6 +100,7 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 	if err := MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
+	failed := errors.Join(notStarted(recs, launched), rg.Checkpoints(rec, launched))
 	forward := func(sig os.Signal) {
 		for _, c := range children {
 			if c == nil {
@@ -152,7 +154,7 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Signal: SignalOf(ctx)}, nil
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Signal: SignalOf(ctx)}, failed
 }
 
 func failUnsettled(run *state.Run, recs []Recorded, cmds []*exec.Cmd) error {

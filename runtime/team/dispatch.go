@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/workers"
@@ -148,14 +149,23 @@ type Recorded struct {
 	Job      state.ResolvedJob
 }
 
+// Recording is a batch recorded in team-state, whose checkpoints wait for
+// the start: only what started is checkpointed (Checkpoints).
+type Recording struct {
+	Recs              []Recorded
+	kind              state.DispatchKind
+	wroteMarker       bool // this batch wrote the implicit-team marker
+	firstReportWriter bool // the run's first report-writer dispatch
+}
+
 // RecordBatch records the batch in team-state under its lock — the
 // implicit-team marker when no teamCreate exists, the roster entries, one
-// in-progress dispatch per job — and the checkpoints of the seed:
-// phase-3-team-create when it wrote the marker, phase-4-dispatch per
-// initial job, phase-6-synthesis on the run's first report-writer dispatch.
-// Stale sidecars of the prompts are removed first, so that no earlier
-// attempt's status is read as this one's.
-func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
+// in-progress dispatch per job — in one write: the batch is one unit. Its
+// checkpoints come once the jobs were started (Recording.Checkpoints), so
+// the ledger names only workers that run. Stale sidecars of the prompts
+// are removed first, so that no earlier attempt's status is read as this
+// one's.
+func RecordBatch(b *Batch, backend string) (*Recording, error) {
 	run := b.Run
 	// Stale sidecars go before the dispatches are recorded: a watcher that
 	// sees the new in-progress dispatch must not find the previous attempt's
@@ -166,16 +176,15 @@ func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
 			return nil, fmt.Errorf("remove stale sidecar of %s: %w", j.PromptPath, err)
 		}
 	}
-	var out []Recorded
-	wroteMarker, firstReportWriter := false, false
+	rg := &Recording{kind: b.Kind}
 	now := state.Timestamp(state.Now())
 	err := state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
-		out = out[:0]
-		wroteMarker = ts.TeamCreate == nil
-		if wroteMarker {
+		rg.Recs = rg.Recs[:0]
+		rg.wroteMarker = ts.TeamCreate == nil
+		if rg.wroteMarker {
 			ts.TeamCreate = &state.TeamCreate{Attempted: false, Status: "implicit"}
 		}
-		firstReportWriter = b.Kind == state.DispatchReportWriter && !ts.HasReportWriterDispatch()
+		rg.firstReportWriter = b.Kind == state.DispatchReportWriter && !ts.HasReportWriterDispatch()
 		for _, j := range b.Jobs {
 			role := j.RosterRoleOf()
 			ts.AddWorker(state.Worker{Role: role, WorkerID: workerID(j), Provider: j.Provider, Model: j.ModelExecutionValue})
@@ -207,31 +216,80 @@ func RecordBatch(b *Batch, rec *Recorder, backend string) ([]Recorded, error) {
 				DispatchedAt:       now,
 			}
 			ts.WorkerDispatches = append(ts.WorkerDispatches, d)
-			out = append(out, Recorded{Dispatch: d, Job: j})
+			rg.Recs = append(rg.Recs, Recorded{Dispatch: d, Job: j})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if wroteMarker {
-		if err := rec.Record("phase-3-team-create", "", nil, "using implicit team"); err != nil {
-			return nil, err
+	return rg, nil
+}
+
+// Checkpoints records the checkpoints of the seed for the dispatches that
+// started (launched[i].Err == nil): phase-3-team-create when the batch
+// wrote the marker, phase-4-dispatch per started initial job,
+// phase-6-synthesis on the run's first report-writer dispatch — all in one
+// append. A failed append leaves the dispatches running and recorded (no
+// phantom: they settle from their sidecars) and says which lines are
+// missing.
+func (rg *Recording) Checkpoints(rec *Recorder, launched []Launched) error {
+	started := 0
+	for i := range rg.Recs {
+		if i < len(launched) && launched[i].Err == nil {
+			started++
 		}
 	}
-	if b.Kind == state.DispatchInitial {
-		for _, r := range out {
-			if err := rec.Record("phase-4-dispatch", r.Dispatch.Role, [][2]string{{"model", r.Dispatch.Model}}, ""); err != nil {
-				return nil, err
+	if started == 0 {
+		return nil
+	}
+	var evs []pendingEvent
+	if rg.wroteMarker {
+		evs = append(evs, pendingEvent{phase: "phase-3-team-create", detail: "using implicit team"})
+	}
+	if rg.kind == state.DispatchInitial {
+		for i, r := range rg.Recs {
+			if i < len(launched) && launched[i].Err == nil {
+				evs = append(evs, pendingEvent{phase: "phase-4-dispatch", worker: r.Dispatch.Role, fields: [][2]string{{"model", r.Dispatch.Model}}})
 			}
 		}
 	}
-	if firstReportWriter {
-		if err := rec.Record("phase-6-synthesis", "", nil, "dispatching report-writer-worker"); err != nil {
-			return nil, err
+	if rg.firstReportWriter {
+		evs = append(evs, pendingEvent{phase: "phase-6-synthesis", detail: "dispatching report-writer-worker"})
+	}
+	return rec.recordAll(evs)
+}
+
+// NotStartedError names the jobs of a batch that did not start (the
+// cockpit went away mid-batch, a start failed): they are recorded error
+// with the reason, the others run.
+type NotStartedError struct {
+	IDs []string // "dispatch-004 (Claude worker)"
+	Err error    // the first job's error
+}
+
+func (e *NotStartedError) Error() string {
+	return fmt.Sprintf("%d job(s) of the batch did not start: %s (%v); they are recorded as error and the others run — await those, then dispatch the ones that did not start again", len(e.IDs), strings.Join(e.IDs, ", "), e.Err)
+}
+
+func (e *NotStartedError) Unwrap() error { return e.Err }
+
+// notStarted is the NotStartedError of launched, or nil when every job
+// started.
+func notStarted(recs []Recorded, launched []Launched) error {
+	var e *NotStartedError
+	for i, r := range recs {
+		if i < len(launched) && launched[i].Err != nil {
+			if e == nil {
+				e = &NotStartedError{Err: launched[i].Err}
+			}
+			e.IDs = append(e.IDs, r.Dispatch.DispatchID+" ("+r.Dispatch.Role+")")
 		}
 	}
-	return out, nil
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // MarkLaunched records where each dispatch runs (pane id, wrapper pid), or

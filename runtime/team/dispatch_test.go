@@ -58,7 +58,7 @@ func TestDispatchAppliesTheRolesIdleBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := fixture.Copy(t)
-			fixture.SetTerminalBackend(t, root, state.BackendCockpitPane)
+			fixture.SetTerminalBackend(t, root, fixture.PaneBackend)
 			dropIdleTimeout(t, root, 0)
 			if c.providers != "" {
 				os.MkdirAll(filepath.Join(root, ".cockpit"), 0o755)
@@ -78,10 +78,11 @@ func TestDispatchAppliesTheRolesIdleBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			recs, err := RecordBatch(b, NewRecorder(run, SourceTeamDispatch, false), state.BackendCockpitPane)
+			rg, err := RecordBatch(b, state.BackendCmuxPane)
 			if err != nil {
 				t.Fatal(err)
 			}
+			recs := rg.Recs
 			ts, err := state.ReadTeamState(run.TeamStatePath, "team-state")
 			if err != nil {
 				t.Fatal(err)

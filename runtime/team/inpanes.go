@@ -52,14 +52,16 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 		return nil, fmt.Errorf("watch team-state: %w", err)
 	}
 	rec := NewRecorder(run, SourceWorkerDispatch, true)
-	recs, err := RecordBatch(b, rec, paneBackend(run))
+	rg, err := RecordBatch(b, paneBackend(run))
 	if err != nil {
 		return nil, err
 	}
+	recs := rg.Recs
 	launched := openPanes(ctx, cl, run, recs, self, "worker-dispatch")
 	if err := MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
+	failed := errors.Join(notStarted(recs, launched), rg.Checkpoints(rec, launched))
 	for {
 		ts, _, err := settleWith(run, w)
 		if err != nil {
@@ -80,7 +82,7 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 			if ts != nil {
 				res.Dispatches = batchDispatches(ts, recs)
 			}
-			return res, ctx.Err()
+			return res, errors.Join(ctx.Err(), failed)
 		}
 	}
 	if err := Collect(run, rec); err != nil {
@@ -90,7 +92,7 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Panes: true}, nil
+	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Panes: true}, failed
 }
 
 // batchSettled reports whether every dispatch of the batch is terminal.

@@ -28,20 +28,24 @@ func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, 
 	}
 	defer cl.Close()
 	rec := NewRecorder(run, SourceTeamDispatch, run.Manifest.IsPaneBackend())
-	recs, err := RecordBatch(b, rec, paneBackend(run))
+	rg, err := RecordBatch(b, paneBackend(run))
 	if err != nil {
 		return nil, err
 	}
+	recs := rg.Recs
 	launched := openPanes(ctx, cl, run, recs, self, "team dispatch")
 	// Recording where they run must not be cut short by the interruption.
 	if err := MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
+	cperr := rg.Checkpoints(rec, launched)
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}, nil
+	res := &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}
+	// The batch is printed whatever went wrong; the error says what.
+	return res, errors.Join(notStarted(recs, launched), cperr)
 }
 
 // paneBackend is the backend a dispatch in a cockpit pane records: the
