@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -203,11 +202,4 @@ func validDigest(s string) bool {
 		return false
 	}
 	return strings.Trim(h, "0123456789abcdef") == ""
-}
-
-// isRegularFile reports whether path is a regular file (not following a
-// FIFO's open).
-func isRegularFile(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

@@ -1,51 +1,12 @@
 package state_test
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/state"
 )
-
-// editJSON rewrites a JSON file of the fixture copy through a generic map.
-func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	edit(m)
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func jobsOf(m map[string]any) []map[string]any {
-	var out []map[string]any
-	for _, j := range m["jobs"].([]any) {
-		out = append(out, j.(map[string]any))
-	}
-	return out
-}
-
-func roleExecutionsOf(m map[string]any) []map[string]any {
-	var out []map[string]any
-	for _, r := range m["roleExecutions"].([]any) {
-		out = append(out, r.(map[string]any))
-	}
-	return out
-}
 
 // Issue 18.1: okstra's jobs files and run manifests carry no rosterRole;
 // the roster is team-state's workers[]. LoadJobs accepts such a file, and
