@@ -31,9 +31,10 @@ type RunView struct {
 	// Gates are the questions waiting for the human, oldest first.
 	Gates []Gate
 	// Usage is each worker's tokens and cost so far, by dispatch id, for
-	// the workers whose CLI has left evidence of them (claude's session
-	// JSONL, codex's rollout, stream-json usage objects in the pane log).
-	// Followed with fsnotify while the worker runs.
+	// the workers whose CLI has left evidence of them (stream-json events
+	// in the pane log, claude's session transcript, codex's rollout,
+	// gemini's chat recording, kimi's wire file). Followed with fsnotify
+	// while the worker runs. docs/COST.md.
 	Usage map[string]Usage
 	// Err is the last problem reading the run's files (shown, not fatal).
 	Err string
