@@ -139,7 +139,7 @@ func usageDiff(a, b view.RunView) []EventMessage {
 	out := make([]EventMessage, 0, len(ids))
 	for _, id := range ids {
 		u := b.Usage[id]
-		u.CostUSD = round(u.CostUSD)
+		u.CostUSD, u.ListUSD = round(u.CostUSD), round(u.ListUSD)
 		out = append(out, msg(EventUsage, UsageEvent{DispatchID: id, Usage: u, TotalUSD: round(total), Unpriced: unpriced}))
 	}
 	return out
