@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -339,6 +340,10 @@ type claudeModel struct {
 	CacheRead   int64 `json:"cacheReadInputTokens"`
 	CacheCreate int64 `json:"cacheCreationInputTokens"`
 	CacheHour   int64 `json:"cacheCreationEphemeral1hInputTokens"`
+	// CostBasis is how claude priced the model: "list", or "unknown" for
+	// a model it has no price for (it then prices it at a default: a
+	// guess, not shown).
+	CostBasis string `json:"costBasis"`
 }
 
 // geminiStats is the stats of gemini's stream-json result event: the
@@ -447,7 +452,7 @@ func (a *streamAcc) result(l streamLine) (Totals, bool) {
 		return Totals{}, false
 	}
 	t := Totals{ByModel: by, Last: last}
-	if l.CostUSD != nil {
+	if l.CostUSD != nil && !slices.ContainsFunc(slices.Collect(maps.Values(l.ModelUse)), func(m claudeModel) bool { return m.CostBasis == "unknown" }) {
 		t.CLICost, t.CLICostUSD = true, *l.CostUSD
 	}
 	return t, true

@@ -77,6 +77,22 @@ func TestRealEvidence(t *testing.T) {
 	}
 }
 
+// TestRealClaudeUnknownModel: for a model claude-code has no price for
+// (claude-zephyr-9, echoed by the mock) it still reports a
+// total_cost_usd, at a default price, with costBasis "unknown": a guess,
+// so the cost is the catalog's — here none, "?".
+func TestRealClaudeUnknownModel(t *testing.T) {
+	fl := readAll(t, filepath.Join(realDir, "claude-stream-unknown-model.log"), StreamJSON)
+	data, _ := os.ReadFile(filepath.Join(realDir, "claude-stream-unknown-model.log"))
+	if !bytes.Contains(data, []byte(`"total_cost_usd":0.00646`)) || !bytes.Contains(data, []byte(`"costBasis":"unknown"`)) {
+		t.Fatal("the recording lacks its guessed cost")
+	}
+	s := Price(workers.BuiltinCatalog(), "claude", "claude-zephyr-9", fl.Totals(), "stream-json")
+	if s.Priced || s.CostSource != "" || s.Input != mockIn || s.Output != mockOut || s.Model != "claude-zephyr-9" {
+		t.Fatalf("summary = %+v, want unpriced with the tokens", s)
+	}
+}
+
 // TestRealGeminiChatDuplicates: gemini writes a message again when it
 // changes (bec28bea… twice: with its tokens, then with its tool call); it
 // counts once.
