@@ -105,8 +105,14 @@ type Config struct {
 	// were. It overrides HideTimeline.
 	Restore *ViewState
 	// TypeIntoLead starts the screen typing into the lead's pane, so the
-	// first key reaches the lead (Restore and ReadOnly win over it).
+	// first key reaches the lead (Restore, ReadOnly and ScriptedLead win
+	// over it).
 	TypeIntoLead bool
+	// ScriptedLead says the lead's pane runs a script the human watches
+	// rather than an agent they type to (the demo's lead): the screen
+	// starts in navigation, so the keys the script lists are the screen's
+	// from the first one.
+	ScriptedLead bool
 	// Alerts says which alerts (a gate, a failed worker, a settled batch,
 	// a pane's bell) reach the outer terminal as a bell and a desktop
 	// notification (alerts.go); nil means DefaultAlerts. The status line
@@ -159,13 +165,14 @@ func (m mode) String() string {
 // with tea.NewProgram(app) and feed it the engine's messages with
 // Program.Send.
 type App struct {
+	// screenEnv is what the parts read (overlay.go): the key map, styles,
+	// clock, size, run view and the screen's kind.
+	screenEnv
+
 	mgr     *panes.Manager
 	sub     *dirtySub // this screen's share of the Manager's changes (dirty.go), from Init
 	actions Actions
-	// attached, readOnly, sizes: see Config.
-	attached bool
-	readOnly bool
-	sizes    *SizeArbiter
+	sizes   *SizeArbiter
 	// restore is Config.Restore until its pane shows up (or is known gone);
 	// published is the last ViewState, for ViewState from any goroutine.
 	restore   *ViewState
@@ -173,47 +180,46 @@ type App struct {
 	ending    bool // the run is being ended from this screen
 	// startTyping: Config.TypeIntoLead, until the lead's pane shows up.
 	startTyping bool
+	// scriptedLead: Config.ScriptedLead; the lead's pane takes no typing.
+	scriptedLead bool
 	// detachTyping: detached by the prefix while typing into the pane.
 	detachTyping bool
-	// gatePrefix: the prefix was pressed in the gate dialog; d detaches.
-	gatePrefix bool
-	keys       KeyMap
-	st         Styles
-	glyphs     [stateNotRun + 1]styledGlyph
-	attn       string
-	now        func() time.Time
-	frame      time.Duration
-	ctx        context.Context
-	cancel     context.CancelFunc
+	frame        time.Duration
+	ctx          context.Context
+	cancel       context.CancelFunc
 
-	width, height int
-	toldScreen    ScreenSize // what Actions.Screen last reported
+	toldScreen ScreenSize // what Actions.Screen last reported
 
-	run      view.RunView
-	haveRun  bool
 	leadPane string
 
 	panes  []*paneView // display order: the lead first, then open order
 	byID   map[string]*paneView
 	closed map[string]bool // ids closed for good; late frames for them are dropped
 
-	focus       int
-	mode        mode
-	afterPrefix bool // navigation entered by the prefix: prefix again sends it
+	focus int
+	mode  mode
+	// prefixed: the prefix was pressed; the next key is a screen command
+	// (one-shot, as tmux's prefix), after which the mode is what it was.
+	prefixed bool
 	// mouseGrab is the pane that got a button press: its drag and release
 	// go to it even outside its cells, as in xterm, until the release.
-	mouseGrab    string
+	mouseGrab string
+	// mouseQuiet drops the rest of a click that closed an overlay (its
+	// release, the second click of a double click), until then.
+	mouseQuiet   time.Time
 	zoom         bool
 	showTimeline bool
-	showHelp     bool
-	confirm      *confirmation
-	notice       string
-	gate         *gateDialog         // the open gate dialog, nil when closed
-	overview     *overviewState      // the run overview (prefix w), nil when closed
-	projectRoot  string              // Config.ProjectRoot
-	logSeq       int                 // numbers the log panes ("log-1", ...)
-	lastScreens  map[string][]string // closed worker panes' last screens, by dispatch (logpane.go)
-	gatesSeen    map[string]bool     // gates already opened or announced once
+	// overlays is the stack of dialogs and views over the panes, the top
+	// one last (overlay.go).
+	overlays []overlay
+	// notice is the status line's message; noticeAt when it was set, for
+	// how long it shows (status.go).
+	notice, noticeSeen string
+	noticeAt           time.Time
+	projectRoot        string              // Config.ProjectRoot
+	logSeq             int                 // numbers the log panes ("log-1", ...)
+	lastScreens        map[string][]string // closed worker panes' last screens, by dispatch (logpane.go)
+	gatesSeen          map[string]bool     // gates already opened or announced once
 	// alerts: Config.Alerts; pendingAlerts wait for cmdAlerts;
 	// paneAlerted is when each pane's bell last reached the terminal.
 	alerts        Alerts
@@ -243,21 +249,6 @@ type App struct {
 	viewValid bool
 }
 
-// confirmation is a pending yes/no question on the status line.
-type confirmation struct {
-	kind   confirmKind
-	paneID string
-	text   string
-}
-
-type confirmKind uint8
-
-const (
-	confirmQuit confirmKind = iota + 1
-	confirmClose
-	confirmEnd // attached: detach, or end the run? (a dialog, not the status line)
-)
-
 // New returns the screen's root model.
 func New(cfg Config) *App {
 	ctx := cfg.Context
@@ -274,11 +265,15 @@ func New(cfg Config) *App {
 		frame = DefaultFrame
 	}
 	a := &App{
+		screenEnv: screenEnv{
+			keys:     NewKeyMap(cfg.Prefix),
+			st:       NewStyles(DefaultPalette(), cfg.NoColor),
+			now:      now,
+			attached: cfg.Attached,
+			readOnly: cfg.ReadOnly,
+		},
 		mgr:          cfg.Manager,
 		actions:      cfg.Actions,
-		keys:         NewKeyMap(cfg.Prefix),
-		st:           NewStyles(DefaultPalette(), cfg.NoColor),
-		now:          now,
 		frame:        frame,
 		ctx:          ctx,
 		cancel:       cancel,
@@ -288,8 +283,6 @@ func New(cfg Config) *App {
 		gatesSeen:    make(map[string]bool),
 		showTimeline: !cfg.HideTimeline,
 		resizeDelay:  resizeDelay,
-		attached:     cfg.Attached,
-		readOnly:     cfg.ReadOnly,
 		sizes:        cfg.Sizes,
 		projectRoot:  cfg.ProjectRoot,
 		alerts:       DefaultAlerts(),
@@ -298,7 +291,8 @@ func New(cfg Config) *App {
 	if cfg.Alerts != nil {
 		a.alerts = *cfg.Alerts
 	}
-	a.startTyping = cfg.TypeIntoLead && !cfg.ReadOnly && cfg.Restore == nil
+	a.startTyping = cfg.TypeIntoLead && !cfg.ScriptedLead && !cfg.ReadOnly && cfg.Restore == nil
+	a.scriptedLead = cfg.ScriptedLead
 	if r := cfg.Restore; r != nil {
 		a.showTimeline = !r.HideTimeline
 		if r.Focus != "" {
@@ -311,6 +305,8 @@ func New(cfg Config) *App {
 		context.AfterFunc(ctx, func() { a.sizes.leave(a) })
 	}
 	a.glyphs, a.attn = styleGlyphs(a.st)
+	a.paneNumber = a.paneNumberOf
+	a.resolve = a.resolvePath
 	if cfg.Manager != nil {
 		a.snaps = newSnapper(cfg.Manager, frame)
 	}
@@ -363,12 +359,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
 		a.relayout()
+		cmd = a.toOverlays(envChanged{})
 	case framesMsg:
 		cmd = a.onFrames(msg)
 	case frameStoppedMsg:
 		// The frame loop ended (the Manager is closing): nothing to do.
 	case view.ViewUpdated:
-		a.onRunView(msg.View)
+		cmd = a.onRunView(msg.View)
 	case view.PaneOpened:
 		a.onPaneOpened(msg)
 	case view.PaneClosed:
@@ -376,7 +373,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case view.Notice:
 		a.onNotice(msg)
 	case EngineEvents:
-		a.onEngineEvents(msg)
+		cmd = a.onEngineEvents(msg)
 	case PaneCost:
 		if pv := a.byID[msg.PaneID]; pv != nil {
 			pv.cost, pv.costKnown = msg.USD, true
@@ -384,18 +381,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		cmd = a.onKey(msg)
 	case tea.PasteMsg:
-		if a.onPromptPaste(msg.Content) {
-			break
-		}
-		if a.readOnly {
-			a.refuse("cannot paste")
-		} else if a.gate != nil {
-			a.onGatePaste(msg.Content)
-		} else if a.mode == modeInput {
-			if pv := a.focused(); pv != nil && !a.deadInput(pv) {
-				a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
-			}
-		}
+		cmd = a.onPaste(msg)
 	case tea.MouseMsg:
 		cmd = a.onMouse(msg)
 	case opsDoneMsg:
@@ -411,12 +397,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = a.onCopied(msg)
 	case gateAnsweredMsg:
 		a.onGateAnswered(msg)
+		cmd = a.toOverlays(msg)
 	case respawnedMsg:
 		a.onRespawned(msg)
 	case closeFailedMsg:
 		a.notice = msg.err.Error()
 	case tickMsg:
 		a.ticking = false
+	case noticeTickMsg:
+		// Redraw: the notice's time is up.
 	case resizeMsg:
 		a.onResizeTimer(msg)
 	case latestMsg:
@@ -424,13 +413,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case logReplayedMsg:
 		a.onLogReplayed(msg)
 	case resultMsg:
-		a.onResult(msg)
+		cmd = a.toOverlays(msg)
 	default:
 		return a, nil
 	}
 	a.viewValid = false
 	a.publish()
-	return a, tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdRenderResult())
+	return a, tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
 }
 
 // cmdTellScreen tells the engine (Actions.Screen) the screen's size and

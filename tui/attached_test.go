@@ -95,12 +95,12 @@ func TestDetachFromGateDialog(t *testing.T) {
 	v := runView()
 	v.Gates = []view.Gate{authoringGate}
 	hs.send(view.ViewUpdated{View: v})
-	if hs.app.gate == nil {
+	if gateOf(hs.app) == nil {
 		t.Fatal("the gate dialog did not open")
 	}
-	hs.key("d") // in the dialog, d chooses deny
-	if hs.ended != nil || hs.app.gate.sel != 1 {
-		t.Fatalf("d in the gate dialog: ended=%+v sel=%d", hs.ended, hs.app.gate.sel)
+	hs.key("d") // in the dialog, d is the reason's text
+	if hs.ended != nil || gateOf(hs.app).note.Value() != "d" {
+		t.Fatalf("d in the gate dialog: ended=%+v note=%q", hs.ended, gateOf(hs.app).note.Value())
 	}
 	hs.key("ctrl+b", "d")
 	if hs.ended == nil || hs.ended.Reason != attach.ReasonDetached {
@@ -129,7 +129,7 @@ func TestHelpShowsDetach(t *testing.T) {
 	hs := newHarness(t, 100, 30, attached)
 	hs.key("?")
 	p := hs.plain()
-	for _, want := range []string{"detach: the run goes on", "ctrl+b d", "detach or end the run"} {
+	for _, want := range []string{"detach (the run goes on)", "ctrl+b d", "detach or end the run"} {
 		if !strings.Contains(p, want) {
 			t.Fatalf("help lacks %q:\n%s", want, p)
 		}
@@ -159,7 +159,7 @@ func TestQuitAsksDetachOrEnd(t *testing.T) {
 	}
 	for _, cancel := range []string{"esc", "n", "x"} {
 		hs.key(cancel)
-		if hs.app.confirm != nil || hs.ended != nil || hs.endRuns != 0 || hs.quits != 0 {
+		if confirmOf(hs.app) != nil || hs.ended != nil || hs.endRuns != 0 || hs.quits != 0 {
 			t.Fatalf("%s did not just close the dialog", cancel)
 		}
 		hs.key("q")
@@ -189,7 +189,7 @@ func TestQuitAsksDetachOrEnd(t *testing.T) {
 	hs = newHarness(t, 100, 30, attached)
 	hs.open("lead", true, "static", "LEAD")
 	hs.key("q")
-	if hs.app.confirm == nil || !strings.Contains(hs.plain(), "no gate is waiting and no worker is running") {
+	if confirmOf(hs.app) == nil || !strings.Contains(hs.plain(), "no gate is waiting and no worker is running") {
 		t.Fatalf("q with nothing waiting:\n%s", hs.plain())
 	}
 
@@ -217,7 +217,7 @@ func TestQuitStandaloneWithGate(t *testing.T) {
 	hs.send(view.ViewUpdated{View: v})
 	hs.key("esc") // the dialog opened on the gate; later
 	hs.key("q")
-	if hs.quitted || hs.app.confirm == nil {
+	if hs.quitted || confirmOf(hs.app) == nil {
 		t.Fatal("q with a waiting gate quit without asking")
 	}
 	if want := "gate C-003 is waiting — quit anyway?"; !strings.Contains(hs.plain(), want) {
@@ -323,7 +323,7 @@ func TestReadOnlyRefuses(t *testing.T) {
 	}
 	keys(a, "x")
 	refused("x")
-	if a.confirm != nil {
+	if confirmOf(a) != nil {
 		t.Fatal("x asked to close")
 	}
 
@@ -331,27 +331,27 @@ func TestReadOnlyRefuses(t *testing.T) {
 	v := runView()
 	v.Gates = []view.Gate{decisionGate}
 	run(view.ViewUpdated{View: v})
-	if a.gate == nil {
+	if gateOf(a) == nil {
 		t.Fatal("the gate dialog did not open")
 	}
-	keys(a, "2")
-	if a.gate.sel != 1 {
+	keys(a, "down")
+	if gateOf(a).sel != 1 {
 		t.Fatal("could not look at the options")
 	}
 	keys(a, "enter")
 	refused("answering a gate")
-	keys(a, "tab")
+	keys(a, "n")
 	refused("writing a note")
-	if a.gate.editing {
-		t.Fatal("editing the note")
+	if gateOf(a).note.Value() != "" {
+		t.Fatal("writing the note")
 	}
 	run(tea.PasteMsg{Content: "note"})
 	refused("pasting a note")
 	// Clicking the chosen option answers, elsewhere.
 	a.View()
-	for y, i := range a.gate.choiceAt {
-		if i == a.gate.sel {
-			run(tea.MouseClickMsg{X: a.gate.boxX + 3, Y: y, Button: tea.MouseLeft})
+	for y, i := range gateOf(a).choiceAt {
+		if i == gateOf(a).sel {
+			run(tea.MouseClickMsg{X: gateOf(a).boxX + 3, Y: y, Button: tea.MouseLeft})
 			break
 		}
 	}
@@ -360,10 +360,10 @@ func TestReadOnlyRefuses(t *testing.T) {
 
 	// Ending the run.
 	keys(a, "q")
-	if a.confirm == nil || a.confirm.kind != confirmEnd {
+	if confirmOf(a) == nil || confirmOf(a).kind != confirmEnd {
 		t.Fatal("q did not ask")
 	}
-	if !strings.Contains(ansi.Strip(strings.Join(a.endBox(), "\n")), "not from a read-only screen") {
+	if !strings.Contains(ansi.Strip(strings.Join(confirmOf(a).endBox(), "\n")), "not from a read-only screen") {
 		t.Fatal("the dialog offers to end the run")
 	}
 	if end := run(keyPress("e")); end != nil {
@@ -385,7 +385,7 @@ func TestReadOnlyRefuses(t *testing.T) {
 		t.Fatal("[ did not scroll")
 	}
 	keys(a, "q", "?")
-	if !a.showHelp {
+	if !helpOpen(a) {
 		t.Fatal("? did not show help")
 	}
 	keys(a, "esc", "h")

@@ -56,7 +56,7 @@ func (a *App) onRespawned(m respawnedMsg) {
 	if pv.snap.Pid != m.pid {
 		pv.respawnPid = m.pid
 	}
-	if pv == a.focused() && a.mode == modeNav && !a.readOnly && a.gate == nil && a.confirm == nil {
+	if pv == a.focused() && a.mode == modeNav && !a.readOnly && a.top() == nil {
 		a.setMode(modeInput)
 	}
 }
@@ -85,7 +85,6 @@ func (pv *paneView) dead() bool {
 func (a *App) leaveDeadPane(pv *paneView) {
 	if pv == a.focused() && a.mode == modeInput && pv.dead() {
 		a.mode = modeNav // no focus-out report: nobody is there to read it
-		a.afterPrefix = false
 	}
 }
 
@@ -95,7 +94,7 @@ func (a *App) deadInput(pv *paneView) bool {
 	if !pv.dead() {
 		return false
 	}
-	a.mode, a.afterPrefix = modeNav, false
+	a.mode = modeNav
 	return true
 }
 
@@ -109,6 +108,8 @@ func (a *App) enterDeadPane(pv *paneView) (cmd tea.Cmd, dead bool) {
 	switch {
 	case !pv.lead:
 		a.notice = pv.label() + " has exited"
+	case a.scriptedLead:
+		a.say("the lead's script has ended; q ends the run")
 	case a.readOnly:
 		a.refuse("cannot restart the lead")
 	case a.actions.RespawnLead == nil:
@@ -130,7 +131,7 @@ func (a *App) deadLine(pv *paneView) string {
 		how = "signal: " + pv.snap.Status.Signal.String()
 	}
 	text := " lead exited (" + how + ")"
-	if a.actions.RespawnLead != nil && !a.readOnly {
+	if a.actions.RespawnLead != nil && !a.readOnly && !a.scriptedLead {
 		text += " — enter restarts"
 	}
 	w := pv.rect.W
@@ -148,7 +149,7 @@ func (a *App) typeIntoLead(pv *paneView) {
 	}
 	a.startTyping = false
 	a.focus = max(slices.Index(a.panes, pv), 0)
-	if !pv.dead() && a.gate == nil && a.confirm == nil && !a.showHelp {
+	if !pv.dead() && a.top() == nil {
 		a.setMode(modeInput)
 	}
 	a.relayout()
@@ -163,6 +164,7 @@ func (a *App) keyBeforeLead(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	if key.Matches(msg, a.keys.Prefix) {
 		a.startTyping = false
+		a.prefixed = true
 		return nil, true
 	}
 	if op, ok := keyOp(a.leadPane, msg.Key()); ok {

@@ -131,7 +131,7 @@ func TestFirstKeyReachesLead(t *testing.T) {
 	hs.key("b")
 	waitFile(t, out, "ab")
 	hs.key("ctrl+b", "t")
-	if hs.app.mode != modeNav || hs.app.showTimeline {
+	if hs.app.mode != modeInput || hs.app.showTimeline {
 		t.Fatalf("prefix t: mode %v timeline %v", hs.app.mode, hs.app.showTimeline)
 	}
 	// A restored view state wins over typing into the lead.

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/okstra/cockpit/runtime/view"
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/okstra/cockpit/runtime/view"
+)
 
 // EngineEvents are engine events (view.ViewUpdated, view.PaneOpened,
 // view.PaneClosed, view.Notice; others are ignored) delivered in one
@@ -10,11 +14,12 @@ import "github.com/okstra/cockpit/runtime/view"
 // (tui/host, engine.SubscribeBatches).
 type EngineEvents []any
 
-func (a *App) onEngineEvents(evs EngineEvents) {
+func (a *App) onEngineEvents(evs EngineEvents) tea.Cmd {
+	var cmds []tea.Cmd
 	for _, ev := range evs {
 		switch ev := ev.(type) {
 		case view.ViewUpdated:
-			a.onRunView(ev.View)
+			cmds = append(cmds, a.onRunView(ev.View))
 		case view.PaneOpened:
 			a.onPaneOpened(ev)
 		case view.PaneClosed:
@@ -23,4 +28,5 @@ func (a *App) onEngineEvents(evs EngineEvents) {
 			a.onNotice(ev)
 		}
 	}
+	return tea.Batch(cmds...)
 }

@@ -95,14 +95,13 @@ func TestGateGolden(t *testing.T) {
 	t.Run("decision_120x40", func(t *testing.T) {
 		a, _ := gateApp(t, 120, 40, nil)
 		run(a, withGates(decisionGate, authoringGate))
-		runKeys(a, "j")
+		runKeys(a, "down")
 		golden.RequireEqual(t, a.View().Content)
 	})
 	t.Run("decision_80x24", func(t *testing.T) {
 		// Too short for every option's details: only the chosen one's.
 		a, _ := gateApp(t, 80, 24, nil)
 		run(a, withGates(decisionGate))
-		runKeys(a, "tab")
 		typeText(a, "gateway first")
 		golden.RequireEqual(t, a.View().Content)
 	})
@@ -124,36 +123,81 @@ func TestGateGolden(t *testing.T) {
 func TestGateDecision(t *testing.T) {
 	a, got := gateApp(t, 120, 40, nil)
 	run(a, withGates(decisionGate))
-	if a.gate == nil || a.gate.id != "C-003" {
+	if gateOf(a) == nil || gateOf(a).id != "C-003" {
 		t.Fatal("a new gate did not open while navigating")
 	}
-	runKeys(a, "3", "k", "tab")
+	runKeys(a, "up", "up") // wraps to the third, then the second
 	typeText(a, "importers first")
+	if got := sendsLine(a); got != "enter sends: 2. Move the cache to the session service · note “importers first”" {
+		t.Fatalf("the dialog says it sends %q", got)
+	}
 	runKeys(a, "enter")
 	want := view.GateAnswer{GateID: "C-003", Option: 1, Note: "importers first"}
-	if len(*got) != 1 || (*got)[0].GateID != want.GateID || (*got)[0].Option != want.Option || (*got)[0].Note != want.Note {
+	if len(*got) != 1 || (*got)[0] != want {
 		t.Fatalf("answers = %+v, want [%+v]", *got, want)
 	}
-	if a.gate != nil || !strings.Contains(a.notice, "answered") || len(a.run.Gates) != 0 {
-		t.Fatalf("after the answer: dialog %v, notice %q, gates %d", a.gate, a.notice, len(a.run.Gates))
+	if gateOf(a) != nil || !strings.Contains(a.notice, "answered") || len(a.run.Gates) != 0 {
+		t.Fatalf("after the answer: dialog %v, notice %q, gates %d", gateOf(a), a.notice, len(a.run.Gates))
 	}
 	// The same gate in a run view built before the engine dropped it does
 	// not open again.
 	run(a, withGates(decisionGate))
-	if a.gate != nil {
+	if gateOf(a) != nil {
 		t.Fatal("an answered gate opened again")
 	}
 }
 
-func TestGateReportAuthoring(t *testing.T) {
+// sendsLine is the dialog's line saying what enter sends.
+func sendsLine(a *App) string {
+	for _, l := range strings.Split(ansi.Strip(a.View().Content), "\n") {
+		for _, lead := range []string{"enter sends: ", "sending: "} {
+			if i := strings.Index(l, lead); i >= 0 {
+				return strings.TrimRight(strings.TrimSuffix(strings.TrimRight(l[i:], " "), "│"), " ")
+			}
+		}
+	}
+	return ""
+}
+
+// TestGateDenyIsWhatWasShown is the trial's deny (issue 17, finding 1): a
+// refused empty reason moves nothing; every letter typed is the reason's,
+// never a command; the dialog shows the choice and text enter sends, and
+// what the engine gets is exactly that.
+func TestGateDenyIsWhatWasShown(t *testing.T) {
 	a, got := gateApp(t, 100, 30, nil)
 	run(a, withGates(authoringGate))
 	runKeys(a, "enter")
-	if len(*got) != 0 || !strings.Contains(a.gate.err, "reason is required") || !a.gate.editing {
-		t.Fatalf("no reason: answers %+v, err %q", *got, a.gate.err)
+	d := gateOf(a)
+	if len(*got) != 0 || !strings.Contains(d.err, "reason is required") || d.sel != 0 {
+		t.Fatalf("no reason: answers %+v, err %q, choice %d", *got, d.err, d.sel)
 	}
+	if s := sendsLine(a); s != "enter sends: approve · no reason yet (required)" {
+		t.Fatalf("before the reason, the dialog says it sends %q", s)
+	}
+	// The trial typed d meaning deny: here it is the reason's first letter.
+	typeText(a, "diter must retry first")
+	if s := sendsLine(a); s != "enter sends: approve · reason “diter must retry first”" {
+		t.Fatalf("the dialog says it sends %q", s)
+	}
+	runKeys(a, "ctrl+w", "ctrl+w", "ctrl+w", "ctrl+w")
+	typeText(a, "the writer must retry first")
+	runKeys(a, "down")
+	shown := sendsLine(a)
+	if shown != "enter sends: deny · reason “the writer must retry first”" {
+		t.Fatalf("after down, the dialog says it sends %q", shown)
+	}
+	runKeys(a, "enter")
+	want := view.GateAnswer{GateID: "report-authoring", Option: -1, Status: "denied", Note: "the writer must retry first"}
+	if len(*got) != 1 || (*got)[0] != want {
+		t.Fatalf("answers = %+v, want %+v (shown: %q)", *got, want, shown)
+	}
+}
+
+func TestGateReportAuthoringPaste(t *testing.T) {
+	a, got := gateApp(t, 100, 30, nil)
+	run(a, withGates(authoringGate))
 	run(a, tea.PasteMsg{Content: "the report-writer\ntimed out twice"})
-	runKeys(a, "esc", "d", "enter")
+	runKeys(a, "tab", "enter")
 	if len(*got) != 1 || (*got)[0] != (view.GateAnswer{GateID: "report-authoring", Option: -1, Status: "denied", Note: "the report-writer timed out twice"}) {
 		t.Fatalf("answers = %+v", *got)
 	}
@@ -163,11 +207,82 @@ func TestGateRefused(t *testing.T) {
 	a, got := gateApp(t, 100, 30, errors.New("choose one of the 3 options"))
 	run(a, withGates(decisionGate))
 	runKeys(a, "enter")
-	if len(*got) != 1 || a.gate == nil || a.gate.busy || a.gate.err != "choose one of the 3 options" {
-		t.Fatalf("refused answer: %d calls, dialog %+v", len(*got), a.gate)
+	if len(*got) != 1 || gateOf(a) == nil || gateOf(a).busy || !strings.Contains(gateOf(a).err, "choose one of the 3 options") {
+		t.Fatalf("refused answer: %d calls, dialog %+v", len(*got), gateOf(a))
 	}
 	if !strings.Contains(ansi.Strip(a.View().Content), "choose one of the 3 options") {
 		t.Fatal("the refusal is not shown")
+	}
+}
+
+// TestGateAnsweredOnlyWhenRecorded (issue 19, item 4): while the engine
+// records the answer the dialog says what it is sending and nothing says
+// "answered"; an answer the engine could not record keeps the gate open,
+// with the reason, and the same answer can be sent again.
+func TestGateAnsweredOnlyWhenRecorded(t *testing.T) {
+	fail := errors.New("write .okstra/user-response-C-003.md: no space left on device")
+	a, got := gateApp(t, 120, 40, fail)
+	run(a, withGates(decisionGate))
+	_, cmd := a.Update(keyPress("enter")) // the command is the engine's call: not run yet
+	scr := ansi.Strip(a.View().Content)
+	if !strings.Contains(scr, "recording the answer…") || !strings.HasPrefix(sendsLine(a), "sending: 1. Keep the cache in the gateway") || strings.Contains(a.notice, "answered") {
+		t.Fatalf("while the engine records it: notice %q, screen:\n%s", a.notice, scr)
+	}
+	for _, m := range collect(cmd) {
+		run(a, m)
+	}
+	d := gateOf(a)
+	if len(*got) != 1 || d == nil || d.busy || len(a.run.Gates) != 1 || strings.Contains(a.notice, "answered") {
+		t.Fatalf("not recorded: answers %d, dialog %+v, gates %d, notice %q", len(*got), d, len(a.run.Gates), a.notice)
+	}
+	if scr := ansi.Strip(a.View().Content); !strings.Contains(scr, "not recorded: write .okstra/user-response-C-003.md: no space left") || !strings.Contains(scr, "the gate is still") {
+		t.Fatalf("the failure is not shown:\n%s", scr)
+	}
+	// The disk has room again: the same answer goes through.
+	a.actions.AnswerGate = func(ans view.GateAnswer) error { *got = append(*got, ans); return nil }
+	runKeys(a, "enter")
+	if len(*got) != 2 || (*got)[1] != (*got)[0] || gateOf(a) != nil || !strings.Contains(a.notice, "gate C-003 answered") {
+		t.Fatalf("the retry: answers %+v, dialog %v, notice %q", *got, gateOf(a) != nil, a.notice)
+	}
+}
+
+// TestGateNextAfterAnswer (issue 17, finding 8): with two gates waiting,
+// answering one shows the other.
+func TestGateNextAfterAnswer(t *testing.T) {
+	a, got := gateApp(t, 120, 40, nil)
+	run(a, withGates(decisionGate, authoringGate))
+	runKeys(a, "enter")
+	if len(*got) != 1 || gateOf(a) == nil || gateOf(a).id != "report-authoring" {
+		t.Fatalf("after answering C-003: answers %+v, dialog %+v", *got, gateOf(a))
+	}
+	if !strings.Contains(ansi.Strip(a.View().Content), "May the lead write the final report itself?") {
+		t.Fatal("the second gate's dialog does not show")
+	}
+}
+
+// TestGateDoubleClick (issue 17, finding 8): answering with a double
+// click leaves the screen as it was: the rest of the click is not a
+// selection in the pane under it.
+func TestGateDoubleClick(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.open("lead", true, "static", "LEAD")
+	hs.waitDrawn()
+	var got []view.GateAnswer
+	hs.app.actions.AnswerGate = func(ans view.GateAnswer) error { got = append(got, ans); return nil }
+	hs.send(withGates(decisionGate))
+	hs.app.View()
+	y := screenRow(t, hs.app, "Keep the cache in the gateway")
+	x := 60
+	hs.send(click(x, y)) // the chosen option: it answers, and the dialog closes
+	if len(got) != 1 || gateOf(hs.app) != nil {
+		t.Fatalf("the first click: answers %+v, dialog open %v", got, gateOf(hs.app) != nil)
+	}
+	hs.send(tea.MouseReleaseMsg{X: x, Y: y, Button: tea.MouseLeft})
+	hs.send(click(x, y))
+	hs.send(tea.MouseMotionMsg{X: x + 3, Y: y, Button: tea.MouseLeft})
+	hs.send(tea.MouseReleaseMsg{X: x + 3, Y: y, Button: tea.MouseLeft})
+	if hs.app.mode != modeNav || len(hs.clipboard) != 0 {
+		t.Fatalf("after the double click: mode %v, copied %q", hs.app.mode, hs.clipboard)
 	}
 }
 
@@ -175,29 +290,30 @@ func TestGateLaterAndWhileTyping(t *testing.T) {
 	a, _ := gateApp(t, 100, 30, nil)
 	runKeys(a, "l", "enter") // typing into the worker
 	run(a, withGates(decisionGate))
-	if a.gate != nil || a.mode != modeInput {
+	if gateOf(a) != nil || a.mode != modeInput {
 		t.Fatal("a gate opened while the human was typing into a pane")
 	}
 	// In input mode g goes to the pane: the status line names the key
-	// that works (issue 12, part 5).
-	if !strings.Contains(a.notice, "ctrl+b g answers") || !strings.Contains(ansi.Strip(a.statusLine()), "1 gate waiting (ctrl+b g)") {
-		t.Fatalf("notice %q, status %q", a.notice, ansi.Strip(a.statusLine()))
+	// that works (issue 12, part 5), once (issue 17, finding 19).
+	status := ansi.Strip(a.statusLine())
+	if !strings.Contains(a.notice, "gate C-003 is waiting") || strings.Count(status, "ctrl+b g") != 1 || !strings.Contains(status, "1 gate waiting (ctrl+b g)") {
+		t.Fatalf("notice %q, status %q", a.notice, status)
 	}
 	runKeys(a, "ctrl+b", "g")
-	if a.gate == nil {
+	if gateOf(a) == nil {
 		t.Fatal("prefix g did not open the gate")
 	}
 	runKeys(a, "esc")
-	if a.gate != nil || len(a.run.Gates) != 1 {
-		t.Fatal("esc did not close the dialog, or dropped the gate")
+	if gateOf(a) != nil || len(a.run.Gates) != 1 || a.mode != modeInput {
+		t.Fatal("esc did not close the dialog back to typing, or dropped the gate")
 	}
-	runKeys(a, "g")
-	if a.gate == nil {
+	runKeys(a, "ctrl+b", "g")
+	if gateOf(a) == nil {
 		t.Fatal("g did not reopen the gate")
 	}
 	// The engine withdrew the gate: the dialog closes.
 	run(a, withGates())
-	if a.gate != nil {
+	if gateOf(a) != nil {
 		t.Fatal("the dialog stayed open on a withdrawn gate")
 	}
 }
@@ -206,8 +322,8 @@ func TestGateWithoutEngine(t *testing.T) {
 	a := dryApp(t, 100, 30, 1)
 	run(a, withGates(decisionGate))
 	runKeys(a, "enter")
-	if a.gate == nil || !strings.Contains(a.gate.err, "user-response write") {
-		t.Fatalf("no engine: dialog %+v", a.gate)
+	if gateOf(a) == nil || !strings.Contains(gateOf(a).err, "user-response write") {
+		t.Fatalf("no engine: dialog %+v", gateOf(a))
 	}
 }
 
@@ -232,14 +348,14 @@ func TestGateMouse(t *testing.T) {
 	run(a, withGates(decisionGate))
 	y := screenRow(t, a, "Move the cache to the session service")
 	run(a, click(60, y))
-	if a.gate == nil || a.gate.sel != 1 || len(*got) != 0 {
-		t.Fatalf("a click on the second option: dialog %+v, answers %+v", a.gate, *got)
+	if gateOf(a) == nil || gateOf(a).sel != 1 || len(*got) != 0 {
+		t.Fatalf("a click on the second option: dialog %+v, answers %+v", gateOf(a), *got)
 	}
 	// A click on a detail row of the third option selects it too.
 	y = screenRow(t, a, "The hit rate in the traces is below 20%.")
 	run(a, click(60, y))
-	if a.gate.sel != 2 {
-		t.Fatalf("a click on the third option's rationale selected %d", a.gate.sel)
+	if gateOf(a).sel != 2 {
+		t.Fatalf("a click on the third option's rationale selected %d", gateOf(a).sel)
 	}
 	// A second click on the chosen option answers with it.
 	run(a, click(60, y))
@@ -251,8 +367,8 @@ func TestGateMouse(t *testing.T) {
 	b, none := gateApp(t, 120, 40, nil)
 	run(b, withGates(decisionGate))
 	run(b, click(1, 1))
-	if b.gate != nil || len(*none) != 0 || len(b.run.Gates) != 1 {
-		t.Fatalf("a click outside: dialog %+v, answers %+v", b.gate, *none)
+	if gateOf(b) != nil || len(*none) != 0 || len(b.run.Gates) != 1 {
+		t.Fatalf("a click outside: dialog %+v, answers %+v", gateOf(b), *none)
 	}
 }
 

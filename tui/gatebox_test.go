@@ -31,13 +31,13 @@ func TestGateDialogFits(t *testing.T) {
 		run(a, withGates(decisionGate))
 		golden.RequireEqual(t, a.View().Content)
 		rows := strings.Join(dialogRows(a), "\n")
-		for _, want := range []string{"Gate C-003", "▸ 1. [recommended] Keep the cac…", "2. [alternative] Move the cac…", "3. [alternative] Drop the c…", "note (optional):", "↑↓ choose · enter answer", "tab note · esc later", "▲"} {
+		for _, want := range []string{"Gate C-003", "▸ 1. [recommended] Keep the c…", "2. [alternative] Move the cac…", "3. [alternative] Drop the c…", "note (optional):", "↑↓ choose · type the note", "enter send · esc later", "▲"} {
 			if !strings.Contains(rows, want) {
 				t.Fatalf("the dialog lacks %q:\n%s", want, rows)
 			}
 		}
 		// Option 2 chosen, then its details scrolled to.
-		runKeys(a, "j")
+		runKeys(a, "down")
 		if !strings.Contains(strings.Join(dialogRows(a), "\n"), "▸ 2.") {
 			t.Fatalf("option 2 not shown chosen:\n%s", strings.Join(dialogRows(a), "\n"))
 		}
@@ -59,14 +59,14 @@ func TestGateDialogFits(t *testing.T) {
 		if !strings.Contains(strings.Join(dialogRows(a), "\n"), "3. [alternative]") { // drawn: the mouse map follows
 			t.Fatalf("the wheel did not scroll to option 3:\n%s", strings.Join(dialogRows(a), "\n"))
 		}
-		for y, i := range a.gate.choiceAt {
+		for y, i := range gateOf(a).choiceAt {
 			if i == 2 {
-				run(a, tea.MouseClickMsg{X: a.gate.boxX + 3, Y: y, Button: tea.MouseLeft})
+				run(a, tea.MouseClickMsg{X: gateOf(a).boxX + 3, Y: y, Button: tea.MouseLeft})
 				break
 			}
 		}
-		if a.gate.sel != 2 {
-			t.Fatalf("a click on option 3 chose %d:\n%s", a.gate.sel+1, strings.Join(dialogRows(a), "\n"))
+		if gateOf(a).sel != 2 {
+			t.Fatalf("a click on option 3 chose %d:\n%s", gateOf(a).sel+1, strings.Join(dialogRows(a), "\n"))
 		}
 		runKeys(a, "enter")
 		if len(*got) != 1 || (*got)[0].Option != 2 {
@@ -79,18 +79,18 @@ func TestGateDialogFits(t *testing.T) {
 		golden.RequireEqual(t, a.View().Content)
 		rows := dialogRows(a)
 		last := rows[len(rows)-1]
-		if last != "esc: later" || !strings.HasSuffix(rows[len(rows)-2], "enter/click again: answer") {
+		if last != "esc: later" || !strings.HasSuffix(rows[len(rows)-2], "enter/click again: send") {
 			t.Fatalf("the keys are not wrapped between items:\n%s", strings.Join(rows, "\n"))
 		}
 	})
 	t.Run("authoring_40x10", func(t *testing.T) {
 		a, _ := gateApp(t, 40, 10, nil)
 		run(a, withGates(authoringGate))
-		runKeys(a, "d", "tab")
+		runKeys(a, "down")
 		typeText(a, "the writer timed out twice")
 		golden.RequireEqual(t, a.View().Content)
 		rows := strings.Join(dialogRows(a), "\n")
-		for _, want := range []string{"approve", "▸ deny", "reason (required): the writer\ntimed out twice", "enter answer"} {
+		for _, want := range []string{"approve", "▸ deny", "reason (required): ", "timed out twice", "enter send"} {
 			if !strings.Contains(rows, want) {
 				t.Fatalf("the dialog lacks %q:\n%s", want, rows)
 			}

@@ -356,3 +356,11 @@ func leakedGoroutines() string {
 	}
 	return strings.Join(out, "\n\n")
 }
+
+// The overlays on a screen, for the tests.
+func gateOf(a *App) *gateDialog          { return overlayOf[*gateDialog](a) }
+func overviewOf(a *App) *overviewOverlay { return overlayOf[*overviewOverlay](a) }
+func resultOf(a *App) *resultView        { return overlayOf[*resultView](a) }
+func confirmOf(a *App) *confirmOverlay   { return overlayOf[*confirmOverlay](a) }
+func helpOpen(a *App) bool               { return overlayOf[*helpOverlay](a) != nil }
+func promptOf(a *App) *searchPrompt      { return overlayOf[*searchPrompt](a) }

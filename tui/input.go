@@ -3,6 +3,7 @@ package tui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -15,35 +16,26 @@ import (
 // wheelLines is how far one wheel notch scrolls a pane's history.
 const wheelLines = 3
 
-// onKey routes a key press: the help overlay and a pending confirmation
-// come first, then the current mode.
+// onKey routes a key press. The prefix is the root's everywhere: the key
+// after it is a screen command (onPrefixKey). Otherwise the overlay on top
+// takes the key, else the current mode.
 func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	if a.showHelp {
-		a.showHelp = false
-		return nil
-	}
-	if a.confirm != nil {
-		return a.onConfirmKey(msg)
-	}
-	if a.gate != nil {
-		// The prefix then d detaches from the gate dialog too; the
-		// dialog's own keys have no prefix.
-		afterPrefix := a.gatePrefix
-		a.gatePrefix = false
-		if key.Matches(msg, a.keys.Prefix) {
-			a.gatePrefix = true
-			return nil
-		}
-		if afterPrefix && key.Matches(msg, a.keys.Detach) {
-			return a.detach()
-		}
-		return a.onGateKey(msg)
+	if a.prefixed {
+		a.prefixed = false
+		return a.onPrefixKey(msg)
 	}
 	if cmd, ok := a.keyBeforeLead(msg); ok {
 		return cmd
 	}
-	if a.overview != nil {
-		return a.onOverviewKey(msg)
+	if key.Matches(msg, a.keys.Prefix) {
+		if a.mode == modeInput && a.deadInput(a.focused()) {
+			return nil
+		}
+		a.prefixed = true
+		return nil
+	}
+	if a.top() != nil {
+		return a.toTop(msg)
 	}
 	switch a.mode {
 	case modeInput:
@@ -54,17 +46,61 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	return a.onNavKey(msg)
 }
 
-// onInputKey sends every key to the focused pane except the prefix, which
-// returns to navigation; the prefix pressed again there is sent (see
-// onNavKey).
+// onPrefixKey is the key after the prefix, as tmux's prefix: one command,
+// then the screen is back where it was (typing goes on). The prefix again
+// sends the prefix to the focused pane's program (and types into it); esc
+// stays in navigation, where keys drive the screen without the prefix;
+// any navigation key does what it does there, from any mode, over any
+// overlay (which it closes; a gate keeps waiting). Other keys do nothing.
+func (a *App) onPrefixKey(msg tea.KeyPressMsg) tea.Cmd {
+	pv := a.focused()
+	wasInput := a.mode == modeInput
+	switch {
+	case key.Matches(msg, a.keys.Prefix):
+		if a.readOnly {
+			a.refuse("cannot type into panes")
+			return nil
+		}
+		if pv == nil || pv.log != nil || a.deadInput(pv) {
+			return nil
+		}
+		a.closeOverlays()
+		if a.mode == modeScroll {
+			a.leaveScroll()
+		}
+		// The program gets the prefix key itself.
+		if op, ok := keyOp(pv.id, msg.Key()); ok {
+			a.queue(op)
+		}
+		a.setMode(modeInput)
+		return nil
+	case key.Matches(msg, a.keys.Prefixed.Navigate):
+		a.closeOverlays()
+		if a.mode == modeScroll {
+			a.leaveScroll()
+		}
+		a.setMode(modeNav)
+		return nil
+	case key.Matches(msg, a.keys.Nav.Detach):
+		// Prefix d while typing: the next screen types into the pane again.
+		a.detachTyping = a.attached && wasInput && pv != nil
+		return a.detach()
+	}
+	cmd, ok := a.navCommand(msg, true)
+	if !ok {
+		return nil
+	}
+	return cmd
+}
+
+// onInputKey sends every key to the focused pane (the prefix is onKey's).
 func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	pv := a.focused()
 	if a.deadInput(pv) {
 		return nil
 	}
-	if key.Matches(msg, a.keys.Prefix) || pv == nil {
+	if pv == nil {
 		a.setMode(modeNav)
-		a.afterPrefix = pv != nil
 		return nil
 	}
 	if op, ok := keyOp(pv.id, msg.Key()); ok {
@@ -75,31 +111,42 @@ func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // onNavKey handles navigation mode.
 func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
-	afterPrefix := a.afterPrefix
-	a.afterPrefix = false
-	km := a.keys
+	cmd, _ := a.navCommand(msg, false)
+	return cmd
+}
+
+// navCommand does what a navigation key does; ok is false for a key that
+// is not one. prefixed says it came after the prefix: the overlays close
+// first (the command acts on the screen under them) and scroll mode ends,
+// and the mode the screen was in stays (typing goes on after ctrl+b z).
+func (a *App) navCommand(msg tea.KeyPressMsg, prefixed bool) (tea.Cmd, bool) {
+	km := a.keys.Nav
+	if !anyMatch(msg, km.Help, km.Gate, km.Overview, km.Quit, km.Left, km.Right, km.Up, km.Down, km.Next, km.Prev, km.Jump, km.Enter, km.Zoom, km.Scroll, km.Timeline, km.Close, km.Detach) {
+		return nil, false
+	}
+	if prefixed {
+		a.closeOverlays()
+		if a.mode == modeScroll && !key.Matches(msg, km.Scroll) {
+			a.leaveScroll()
+		}
+	}
 	pv := a.focused()
 	switch {
-	case key.Matches(msg, km.Prefix):
-		if afterPrefix && pv != nil && !a.readOnly {
-			// Prefix twice: the program gets the prefix key itself.
-			if op, ok := keyOp(pv.id, msg.Key()); ok {
-				a.queue(op)
-			}
-			a.setMode(modeInput)
-		}
 	case key.Matches(msg, km.Help):
-		a.showHelp = true
+		return a.push(newHelp(&a.screenEnv)), true
 	case key.Matches(msg, km.Gate):
-		a.openGate("")
+		return a.openGate(""), true
 	case key.Matches(msg, km.Overview):
-		a.openOverview()
+		sel := ""
+		if pv != nil {
+			sel = pv.dispID
+		}
+		return a.push(newOverview(&a.screenEnv, sel)), true
 	case key.Matches(msg, km.Detach):
-		// Prefix d while typing: the next screen types into the pane again.
-		a.detachTyping = a.attached && afterPrefix && pv != nil
-		return a.detach()
+		a.detachTyping = false
+		return a.detach(), true
 	case key.Matches(msg, km.Quit):
-		return a.askQuit()
+		return a.askQuit(), true
 	case key.Matches(msg, km.Left):
 		a.moveFocus(-1, 0)
 	case key.Matches(msg, km.Right):
@@ -117,12 +164,19 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.setFocus(n - 1)
 		}
 	case key.Matches(msg, km.Enter):
+		if a.mode == modeInput {
+			return nil, true
+		}
 		if pv != nil && pv.log != nil {
 			a.notice = pv.label() + " is read-only: [ scrolls it, x closes it"
-			return nil
+			return nil, true
 		}
 		if cmd, dead := a.enterDeadPane(pv); dead {
-			return cmd
+			return cmd, true
+		}
+		if pv != nil && pv.lead && a.scriptedLead {
+			a.say("the lead is a script: nothing to type there; ? lists the keys")
+			return nil, true
 		}
 		if a.readOnly {
 			a.refuse("cannot type into panes")
@@ -135,12 +189,15 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.relayout()
 		}
 	case key.Matches(msg, km.Scroll):
+		if a.mode == modeScroll {
+			return nil, true
+		}
 		back := 0
 		if msg.String() == "pgup" {
 			back = a.focusedHeight()
 		}
 		a.enterScroll(back, false)
-		return a.cmdFetchScroll()
+		return a.cmdFetchScroll(), true
 	case key.Matches(msg, km.Timeline):
 		a.showTimeline = !a.showTimeline
 		a.relayout()
@@ -148,7 +205,33 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 		if a.readOnly {
 			a.refuse("cannot close panes")
 		} else {
-			a.askClose()
+			return a.askClose(), true
+		}
+	}
+	return nil, true
+}
+
+// anyMatch reports whether msg matches one of the bindings.
+func anyMatch(msg tea.KeyPressMsg, bs ...key.Binding) bool {
+	for _, b := range bs {
+		if key.Matches(msg, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// onPaste: the overlay on top takes a paste (the gate's note, the search
+// query), else the pane typed into.
+func (a *App) onPaste(msg tea.PasteMsg) tea.Cmd {
+	if a.top() != nil {
+		return a.toTop(msg)
+	}
+	if a.readOnly {
+		a.refuse("cannot paste")
+	} else if a.mode == modeInput {
+		if pv := a.focused(); pv != nil && !a.deadInput(pv) {
+			a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
 		}
 	}
 	return nil
@@ -159,10 +242,10 @@ func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := a.onFindKey(msg); ok {
 		return cmd
 	}
-	km := a.keys
+	km := a.keys.Scroll
 	page := a.pageSize()
 	switch {
-	case key.Matches(msg, km.ExitScroll), key.Matches(msg, km.Prefix):
+	case key.Matches(msg, km.Exit):
 		a.leaveScroll()
 		return nil
 	case key.Matches(msg, km.LineUp):
@@ -187,34 +270,6 @@ func (a *App) onScrollKey(msg tea.KeyPressMsg) tea.Cmd {
 	return a.cmdFetchScroll()
 }
 
-// onConfirmKey answers the pending question. Any key other than a yes
-// cancels it, so a stray key never quits or closes anything.
-func (a *App) onConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
-	c := a.confirm
-	a.confirm = nil
-	if c.kind == confirmEnd {
-		switch {
-		case key.Matches(msg, a.keys.Detach):
-			return a.detach()
-		case key.Matches(msg, a.keys.EndRun):
-			return a.endRun()
-		}
-		return nil // esc, n or any other key: stay
-	}
-	yes := key.Matches(msg, a.keys.ConfirmYes) || (c.kind == confirmQuit && key.Matches(msg, a.keys.Quit))
-	if !yes {
-		return nil
-	}
-	switch c.kind {
-	case confirmQuit:
-		return a.cmdQuit()
-	case confirmClose:
-		a.notice = "closing " + c.paneID
-		return a.cmdClosePane(c.paneID)
-	}
-	return nil
-}
-
 // askQuit: an attached screen asks whether to detach or end the run (the
 // dialog says what still waits); a standalone one quits at once when no
 // gate waits and no worker pane still runs, else asks first.
@@ -223,8 +278,24 @@ func (a *App) askQuit() tea.Cmd {
 		return nil
 	}
 	if a.attached {
-		a.confirm = &confirmation{kind: confirmEnd}
-		return nil
+		c := &confirmOverlay{env: &a.screenEnv, kind: confirmEnd}
+		if g := a.gatesWaiting(); g != "" {
+			c.waiting = append(c.waiting, a.st.Attention.Render(glyphAttention)+" "+a.st.Prompt.Render(g))
+		}
+		if n := a.runningWorkers(); n > 0 {
+			what := "1 worker is still running"
+			if n > 1 {
+				what = strconv.Itoa(n) + " workers are still running"
+			}
+			c.waiting = append(c.waiting, a.st.Running.Render(glyphRunning)+" "+what)
+		}
+		switch {
+		case a.readOnly:
+			c.noEnd = "not from a read-only screen"
+		case a.actions.EndRun == nil:
+			c.noEnd = "not from here, use cockpit stop"
+		}
+		return a.push(c)
 	}
 	if a.readOnly {
 		// Quitting a standalone screen ends the run (its owner closes the
@@ -244,8 +315,7 @@ func (a *App) askQuit() tea.Cmd {
 	if len(what) == 0 {
 		return a.cmdQuit()
 	}
-	a.confirm = &confirmation{kind: confirmQuit, text: strings.Join(what, ", ") + " — quit anyway? (q/y: quit, any other key: stay)"}
-	return nil
+	return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: strings.Join(what, ", ") + " — quit anyway? (q/y: quit, any other key: stay)"})
 }
 
 // gatesWaiting names the waiting gates ("gate C-003 is waiting", "3 gates
@@ -270,8 +340,9 @@ func (a *App) gatesWaiting() string {
 }
 
 // askClose asks before closing the focused worker pane; the lead's pane is
-// the engine's to close.
-func (a *App) askClose() {
+// the engine's to close. A worker still running is said to be: closing
+// it ends it, and the run records it failed.
+func (a *App) askClose() tea.Cmd {
 	pv := a.focused()
 	switch {
 	case pv == nil:
@@ -281,16 +352,24 @@ func (a *App) askClose() {
 		// A log pane is this screen's own view: nothing runs in it.
 		a.onPaneClosed(pv.id, "")
 	default:
-		a.confirm = &confirmation{kind: confirmClose, paneID: pv.id, text: "close " + pv.label() + " (" + pv.id + ")? (y: close, any other key: keep)"}
+		text := "close " + pv.label() + " (" + pv.id + ")?"
+		if pv.state() == stateRunning && !pv.snap.Exited {
+			text = pv.label() + " (" + pv.id + ") is still running: close it? That stops it"
+			if pv.hasDisp {
+				text += ", and the run records it failed"
+			}
+		}
+		return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmClose, paneID: pv.id, text: text + " (y: close, any other key: keep)"})
 	}
+	return nil
 }
 
 // setMode switches mode, telling programs that asked (mode 1004) when they
 // gain or lose the keyboard.
 func (a *App) setMode(m mode) {
 	pv := a.focused()
-	if m == modeInput && pv != nil && pv.log != nil {
-		m = modeNav // a log pane has no program to type into
+	if m == modeInput && pv != nil && (pv.log != nil || (pv.lead && a.scriptedLead)) {
+		m = modeNav // a log pane has no program to type into, a scripted lead wants none
 	}
 	if m == a.mode {
 		return
@@ -314,17 +393,17 @@ func (a *App) setFocus(i int) {
 	if i < 0 || i >= len(a.panes) || i == a.focus {
 		return
 	}
-	prev := a.mode
-	if prev == modeScroll {
+	if a.mode == modeScroll {
 		a.leaveScroll()
 	}
+	prev := a.mode
 	if prev == modeInput {
 		a.setMode(modeNav)
 	}
 	a.focus = i
 	a.panes[i].attention = false
-	if prev == modeInput {
-		a.setMode(modeInput)
+	if prev == modeInput && !a.panes[i].dead() {
+		a.setMode(modeInput) // a pane whose program exited takes no typing
 	}
 	if a.zoom || a.geo.tabs {
 		a.relayout()
@@ -365,14 +444,13 @@ func (a *App) focusedHeight() int {
 // to the program too while typing into it, if the program asked for the
 // mouse); the wheel scrolls the history, or goes to such a program.
 func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
-	if a.gate != nil && !a.showHelp && a.confirm == nil {
-		return a.onGateMouse(msg)
+	if time.Now().Before(a.mouseQuiet) {
+		// The rest of a click that closed an overlay (its release, a
+		// double click's second click): not the panes'.
+		return nil
 	}
-	if a.overview != nil {
-		if a.showHelp || a.confirm != nil {
-			return nil
-		}
-		return a.onOverviewMouse(msg)
+	if a.top() != nil {
+		return a.toTop(msg)
 	}
 	if cmd, ok := a.onSelectMouse(msg); ok {
 		return cmd
@@ -397,9 +475,6 @@ func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	switch msg.(type) {
 	case tea.MouseClickMsg:
-		if a.confirm != nil || a.showHelp || a.gate != nil {
-			return nil
-		}
 		a.setFocus(i)
 		if a.mode == modeInput && a.forwardMouse(pv, m, panes.MousePress, false) {
 			a.mouseGrab = pv.id
@@ -434,7 +509,6 @@ func (a *App) wheelScroll(i int, b tea.MouseButton) tea.Cmd {
 		if !up {
 			return nil
 		}
-		a.setMode(modeNav)
 		a.enterScroll(wheelLines, true)
 		return a.cmdFetchScroll()
 	}

@@ -3,92 +3,10 @@ package tui
 import (
 	"unicode/utf8"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/okstra/cockpit/panes"
 )
-
-// DefaultPrefix is the key that leaves a pane back to navigation mode, as
-// tmux's prefix does.
-const DefaultPrefix = "ctrl+b"
-
-// KeyMap is every binding of the screen. The help overlay is generated from
-// it, so a binding added here is documented there.
-type KeyMap struct {
-	// Navigation mode.
-	Left, Right, Up, Down key.Binding
-	Next, Prev            key.Binding
-	Jump                  key.Binding // 1-9: focus the n-th pane
-	Enter                 key.Binding
-	Zoom                  key.Binding
-	Scroll                key.Binding
-	Timeline              key.Binding
-	Close                 key.Binding
-	Gate                  key.Binding
-	Overview              key.Binding // the run overview (overview.go)
-	Detach                key.Binding // an attached screen only (Config.Attached)
-	Quit                  key.Binding
-	Help                  key.Binding
-
-	// Pane-input mode: only the prefix is the screen's.
-	Prefix key.Binding
-
-	// Scroll mode.
-	LineUp, LineDown      key.Binding
-	PageUp, PageDown      key.Binding
-	HalfUp, HalfDown      key.Binding
-	Top, Bottom           key.Binding
-	ExitScroll            key.Binding
-	ConfirmYes, ConfirmNo key.Binding
-	// The attached screen's q dialog: Detach, EndRun, ConfirmNo.
-	EndRun key.Binding
-}
-
-// NewKeyMap returns the default bindings with prefix as the prefix key.
-func NewKeyMap(prefix string) KeyMap {
-	if prefix == "" {
-		prefix = DefaultPrefix
-	}
-	b := func(help, desc string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	return KeyMap{
-		Left:     b("←/h", "focus left", "left", "h"),
-		Right:    b("→/l", "focus right", "right", "l"),
-		Up:       b("↑/k", "focus up", "up", "k"),
-		Down:     b("↓/j", "focus down", "down", "j"),
-		Next:     b("tab", "next pane", "tab"),
-		Prev:     b("shift+tab", "previous pane", "shift+tab"),
-		Jump:     b("1-9", "focus pane n", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-		Enter:    b("enter/i", "type into the pane", "enter", "i"),
-		Zoom:     b("z", "zoom / unzoom", "z"),
-		Scroll:   b("[/pgup", "scroll history", "[", "pgup"),
-		Timeline: b("t", "show / hide timeline", "t"),
-		Close:    b("x", "close worker pane", "x"),
-		Gate:     b("g", "answer the waiting gate", "g"),
-		Overview: b("w", "run overview (enter, r)", "w"),
-		Detach:   b("d", "detach: the run goes on", "d"),
-		Quit:     b("q", "quit", "q", "ctrl+c"),
-		Help:     b("?", "help", "?"),
-
-		Prefix: b(prefix, "back to navigation", prefix),
-
-		LineUp:     b("↑/k", "line up", "up", "k"),
-		LineDown:   b("↓/j", "line down", "down", "j"),
-		PageUp:     b("pgup/b", "page up", "pgup", "b"),
-		PageDown:   b("pgdn/f", "page down", "pgdown", "f"),
-		HalfUp:     b("ctrl+u", "half page up", "ctrl+u"),
-		HalfDown:   b("ctrl+d", "half page down", "ctrl+d"),
-		Top:        b("g", "oldest line", "g", "home"),
-		Bottom:     b("G", "newest line", "G", "end"),
-		ExitScroll: b("q/esc", "leave scroll mode", "q", "esc"),
-
-		ConfirmYes: b("y", "confirm", "y"),
-		ConfirmNo:  b("n/esc", "cancel", "n", "esc"),
-		EndRun:     b("e/y", "end the run", "e", "y"),
-	}
-}
 
 // keyOp is the pane op that sends k to pane id. Text of more than one code
 // point (an IME commit, an emoji with modifiers or joiners, a grapheme

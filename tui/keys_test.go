@@ -122,25 +122,38 @@ func TestModesAndPrefix(t *testing.T) {
 	if got := opKeys(a.ops, "pane-2"); !slices.Equal(got, want) {
 		t.Fatalf("keys sent = %+v, want %+v", got, want)
 	}
-	if a.confirm != nil || a.zoom {
+	if confirmOf(a) != nil || a.zoom {
 		t.Fatal("keys typed into a pane acted on the screen")
 	}
 	a.ops = nil
 	keys(a, "ctrl+b")
-	if a.mode != modeNav || len(opKeys(a.ops, "pane-2")) != 0 {
-		t.Fatalf("prefix: mode %v, sent %+v", a.mode, a.ops)
+	if a.mode != modeInput || !a.prefixed || len(opKeys(a.ops, "pane-2")) != 0 {
+		t.Fatalf("prefix: mode %v prefixed %v, sent %+v", a.mode, a.prefixed, a.ops)
+	}
+	if !strings.Contains(ansi.Strip(a.statusLine()), "PREFIX") {
+		t.Fatalf("the status line does not say the prefix was pressed: %q", ansi.Strip(a.statusLine()))
 	}
 	keys(a, "ctrl+b")
-	if a.mode != modeInput {
+	if a.mode != modeInput || a.prefixed {
 		t.Fatalf("prefix twice: mode %v, want input", a.mode)
 	}
 	if got := opKeys(a.ops, "pane-2"); !slices.Equal(got, []panes.Key{{Code: 'b', Mod: panes.ModCtrl}}) {
 		t.Fatalf("prefix twice sent %+v, want ctrl+b", got)
 	}
-	// Prefix then a navigation key acts on the screen, as in tmux.
-	keys(a, "ctrl+b", "z")
-	if a.mode != modeNav || !a.zoom {
-		t.Fatalf("prefix z: mode %v zoom %v", a.mode, a.zoom)
+	// Prefix then a navigation key acts on the screen once, as in tmux:
+	// then typing goes on (issue 17, finding 3).
+	a.ops = nil
+	keys(a, "ctrl+b", "z", "d", "x", "q")
+	if a.mode != modeInput || !a.zoom || a.top() != nil {
+		t.Fatalf("prefix z: mode %v zoom %v overlay %v", a.mode, a.zoom, a.top())
+	}
+	if got := opKeys(a.ops, "pane-2"); !slices.Equal(got, []panes.Key{{Code: 'd'}, {Code: 'x'}, {Code: 'q'}}) {
+		t.Fatalf("after prefix z the keys typed went %+v", got)
+	}
+	// Navigation is a mode entered on purpose: prefix esc.
+	keys(a, "ctrl+b", "esc")
+	if a.mode != modeNav {
+		t.Fatalf("prefix esc: mode %v", a.mode)
 	}
 	keys(a, "z", "i")
 	if a.mode != modeInput {
@@ -162,16 +175,16 @@ func TestConfiguredPrefix(t *testing.T) {
 	if a.mode != modeInput {
 		t.Fatal("ctrl+b left the pane with ctrl+a as prefix")
 	}
-	keys(a, "ctrl+a")
+	keys(a, "ctrl+a", "esc")
 	if a.mode != modeNav {
-		t.Fatal("ctrl+a did not leave the pane")
+		t.Fatal("ctrl+a esc did not leave the pane")
 	}
 	if !strings.Contains(ansi.Strip(a.helpBoxText()), "ctrl+a") {
 		t.Fatal("help does not name the configured prefix")
 	}
 }
 
-func (a *App) helpBoxText() string { return strings.Join(a.helpBox(), "\n") }
+func (a *App) helpBoxText() string { return strings.Join(newHelp(&a.screenEnv).box(), "\n") }
 
 func opKeys(ops []paneOp, id string) []panes.Key {
 	var out []panes.Key
@@ -186,12 +199,12 @@ func opKeys(ops []paneOp, id string) []panes.Key {
 func TestHelpOverlay(t *testing.T) {
 	a := dryApp(t, 100, 30, 1)
 	keys(a, "?")
-	if !a.showHelp || !strings.Contains(ansi.Strip(a.View().Content), "cockpit keys") {
+	if !helpOpen(a) || !strings.Contains(ansi.Strip(a.View().Content), "cockpit keys") {
 		t.Fatal("? did not show the help")
 	}
 	keys(a, "q")
-	if a.showHelp || a.confirm != nil {
-		t.Fatalf("the key closing help also acted: help=%v confirm=%v", a.showHelp, a.confirm)
+	if helpOpen(a) || confirmOf(a) != nil {
+		t.Fatalf("the key closing help also acted: help=%v confirm=%v", helpOpen(a), confirmOf(a))
 	}
 }
 
@@ -299,15 +312,15 @@ func TestCloseConfirmation(t *testing.T) {
 	hs.open("lead", true, "static", "LEAD")
 	w := hs.open("codex-analyser-1", false, "static", "W1")
 	hs.key("x")
-	if hs.app.confirm != nil || !strings.Contains(hs.app.notice, "lead") {
+	if confirmOf(hs.app) != nil || !strings.Contains(hs.app.notice, "lead") {
 		t.Fatal("x on the lead asked to close it")
 	}
 	hs.key("l", "x")
-	if hs.app.confirm == nil || !strings.Contains(hs.plain(), "close codex-analyser-1 (pane-2)?") {
+	if confirmOf(hs.app) == nil || !strings.Contains(hs.plain(), "codex-analyser-1 (pane-2) is still running: close it?") {
 		t.Fatalf("x did not ask:\n%s", hs.plain())
 	}
 	hs.key("n")
-	if hs.app.confirm != nil || len(hs.closes) != 0 {
+	if confirmOf(hs.app) != nil || len(hs.closes) != 0 {
 		t.Fatal("n did not cancel")
 	}
 	hs.key("x", "y")
@@ -331,11 +344,11 @@ func TestQuitConfirmation(t *testing.T) {
 	hs.open("lead", true, "static", "LEAD")
 	hs.open("codex-analyser-1", false, "static", "W1")
 	hs.key("q")
-	if hs.app.confirm == nil || hs.quitted {
+	if confirmOf(hs.app) == nil || hs.quitted {
 		t.Fatal("q with a running worker did not ask")
 	}
 	hs.key("n")
-	if hs.app.confirm != nil || hs.quitted || hs.quits != 0 {
+	if confirmOf(hs.app) != nil || hs.quitted || hs.quits != 0 {
 		t.Fatal("n did not cancel the quit")
 	}
 	hs.key("q", "x")
@@ -443,8 +456,8 @@ func TestMouse(t *testing.T) {
 	}
 	hs.waitFor("the scrolled view", func() bool { return hs.app.scroll.valid })
 	hs.send(tea.MouseWheelMsg{X: lin.X + 1, Y: lin.Y + 1, Button: tea.MouseWheelDown})
-	if hs.app.mode != modeNav {
-		t.Fatalf("wheel back to the bottom: mode %v", hs.app.mode)
+	if hs.app.mode != modeInput {
+		t.Fatalf("wheel back to the bottom: mode %v, want typing as before the wheel", hs.app.mode)
 	}
 }
 

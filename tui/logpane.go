@@ -67,7 +67,7 @@ func (a *App) openLogPane(d state.Dispatch) (*paneView, error) {
 		return nil, errors.New(dispatchLabel(d) + ": no log recorded (the dispatch has no prompt)")
 	}
 	lp := &logPane{rel: rel, trailer: logTrailer(d), lastScreen: a.lastScreens[d.DispatchID]}
-	lp.path, lp.resErr = a.resolve(rel)
+	lp.path, lp.resErr = a.resolvePath(rel)
 	a.logSeq++
 	pv := &paneView{
 		id:         "log-" + strconv.Itoa(a.logSeq),
@@ -85,7 +85,7 @@ func (a *App) openLogPane(d state.Dispatch) (*paneView, error) {
 
 // resolve turns a run-file path into an absolute one under the project
 // root (Config.ProjectRoot); without a root only absolute paths resolve.
-func (a *App) resolve(rel string) (string, error) {
+func (a *App) resolvePath(rel string) (string, error) {
 	if a.projectRoot == "" {
 		if len(rel) > 0 && rel[0] == '/' {
 			return rel, nil

@@ -13,125 +13,106 @@ import (
 	"github.com/okstra/cockpit/state"
 )
 
-// overviewState is the run overview (prefix w), drawn over the panes and
-// the timeline: every dispatch of the run, finished and reclaimed ones
+// overviewOverlay is the run overview (w, prefix w), drawn over the panes
+// and the timeline: every dispatch of the run, finished and reclaimed ones
 // included, grouped by batch. From it enter focuses a dispatch's live pane
 // or opens its log as a read-only pane (logpane.go), and r shows its result
 // file rendered as markdown (result.go).
-type overviewState struct {
-	sel    string // the selected dispatch's id
-	top    int    // the first list row shown
-	result *resultView
+type overviewOverlay struct {
+	env *screenEnv
+	sel string // the selected dispatch's id
+	top int    // the first list row shown
 	// rowAt maps the screen rows of the last drawing to the dispatch
 	// drawn there (an index into the run's dispatches), for the mouse.
 	rowAt map[int]int
 }
 
-// openOverview opens the overview with the focused pane's dispatch
-// selected, else the run's last dispatch.
-func (a *App) openOverview() {
-	ov := &overviewState{}
-	if pv := a.focused(); pv != nil && pv.dispID != "" {
-		ov.sel = pv.dispID
-	} else if n := len(a.run.Dispatches); n > 0 {
-		ov.sel = a.run.Dispatches[n-1].DispatchID
+// newOverview opens on dispatch sel (the run's last one when empty).
+func newOverview(env *screenEnv, sel string) *overviewOverlay {
+	ov := &overviewOverlay{env: env, sel: sel}
+	if n := len(env.run.Dispatches); sel == "" && n > 0 {
+		ov.sel = env.run.Dispatches[n-1].DispatchID
 	}
-	a.showHelp = false
-	a.overview = ov
+	return ov
 }
 
 // selIndex is the selected dispatch's index in the run's dispatches (the
 // last one when the selection is gone), -1 without dispatches.
-func (a *App) selIndex() int {
-	ds := a.run.Dispatches
+func (ov *overviewOverlay) selIndex() int {
+	ds := ov.env.run.Dispatches
 	for i := range ds {
-		if ds[i].DispatchID == a.overview.sel {
+		if ds[i].DispatchID == ov.sel {
 			return i
 		}
 	}
 	return len(ds) - 1
 }
 
-// overviewHint names the overview's keys (the result view's when open).
-func (a *App) overviewHint() string {
-	if a.overview.result != nil {
-		return "↑↓ pgup/pgdn g/G: scroll · esc: back"
-	}
+func (ov *overviewOverlay) Hint() string {
 	return "enter: open · r: result · esc: close · ↑↓: choose"
 }
+func (ov *overviewOverlay) Badge() string { return "OVERVIEW" }
 
-// onOverviewKey handles a key while the overview is open.
-func (a *App) onOverviewKey(msg tea.KeyPressMsg) tea.Cmd {
-	ov := a.overview
-	if ov.result != nil {
-		return a.onResultKey(msg)
+// HandleMsg takes the overview's keys and the mouse.
+func (ov *overviewOverlay) HandleMsg(msg tea.Msg) action {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return ov.onKey(msg)
+	case tea.MouseMsg:
+		return ov.onMouse(msg)
 	}
-	km := a.keys
-	ds := a.run.Dispatches
-	i := a.selIndex()
+	return nil
+}
+
+func (ov *overviewOverlay) onKey(msg tea.KeyPressMsg) action {
+	k := ov.env.keys.Overview
+	ds := ov.env.run.Dispatches
+	i := ov.selIndex()
 	move := func(to int) {
 		if len(ds) > 0 {
 			ov.sel = ds[min(max(to, 0), len(ds)-1)].DispatchID
 		}
 	}
-	s := msg.String()
 	switch {
-	case key.Matches(msg, km.Prefix):
-		// The prefix leaves the overview; the next key acts as in
-		// navigation (ctrl+b g answers a gate from here).
-		a.overview = nil
-		a.afterPrefix = true
-	case s == "esc" || s == "q" || key.Matches(msg, km.Overview):
-		a.overview = nil
-	case key.Matches(msg, km.Help):
-		a.showHelp = true
-	case key.Matches(msg, km.LineUp):
+	case key.Matches(msg, k.Close):
+		return actClose{}
+	case key.Matches(msg, ov.env.keys.Nav.Help):
+		return actPush{newHelp(ov.env)}
+	case key.Matches(msg, k.Up):
 		move(i - 1)
-	case key.Matches(msg, km.LineDown):
+	case key.Matches(msg, k.Down):
 		move(i + 1)
-	case s == "pgup" || s == "b":
-		move(i - a.overviewPage())
-	case s == "pgdown" || s == "f" || s == "space":
-		move(i + a.overviewPage())
-	case s == "g" || s == "home":
+	case key.Matches(msg, k.PageUp):
+		move(i - ov.page())
+	case key.Matches(msg, k.PageDown):
+		move(i + ov.page())
+	case key.Matches(msg, k.First):
 		move(0)
-	case s == "G" || s == "end":
+	case key.Matches(msg, k.Last):
 		move(len(ds) - 1)
-	case s == "enter":
+	case key.Matches(msg, k.Open):
 		if i >= 0 {
-			return a.openDispatch(i)
+			return actOpenDispatch{i}
 		}
-	case s == "r":
+	case key.Matches(msg, k.Result):
 		if i >= 0 {
-			return a.openResult(i)
+			return ov.openResult(i)
 		}
 	}
 	return nil
 }
 
-// overviewPage is how many list rows the overview shows at once.
-func (a *App) overviewPage() int {
-	top, bottom := a.overlayRows()
+// page is how many list rows the overview shows at once.
+func (ov *overviewOverlay) page() int {
+	top, bottom := ov.env.overlayRows()
 	return max(bottom-top-2, 1)
 }
 
-// onOverviewMouse: the wheel moves the selection, a click selects a
-// dispatch, a click on the selected one opens it.
-func (a *App) onOverviewMouse(msg tea.MouseMsg) tea.Cmd {
-	ov := a.overview
+// onMouse: the wheel moves the selection, a click selects a dispatch, a
+// click on the selected one opens it.
+func (ov *overviewOverlay) onMouse(msg tea.MouseMsg) action {
 	m := msg.Mouse()
-	if ov.result != nil {
-		if _, ok := msg.(tea.MouseWheelMsg); ok {
-			switch m.Button {
-			case tea.MouseWheelUp:
-				ov.result.scroll(-wheelLines, a.resultPage())
-			case tea.MouseWheelDown:
-				ov.result.scroll(wheelLines, a.resultPage())
-			}
-		}
-		return nil
-	}
-	ds := a.run.Dispatches
+	ds := ov.env.run.Dispatches
 	switch msg.(type) {
 	case tea.MouseWheelMsg:
 		d := 0
@@ -141,7 +122,7 @@ func (a *App) onOverviewMouse(msg tea.MouseMsg) tea.Cmd {
 		case tea.MouseWheelDown:
 			d = 1
 		}
-		if i := a.selIndex() + d; d != 0 && i >= 0 && i < len(ds) {
+		if i := ov.selIndex() + d; d != 0 && i >= 0 && i < len(ds) {
 			ov.sel = ds[i].DispatchID
 		}
 	case tea.MouseClickMsg:
@@ -150,7 +131,7 @@ func (a *App) onOverviewMouse(msg tea.MouseMsg) tea.Cmd {
 			return nil
 		}
 		if ds[i].DispatchID == ov.sel {
-			return a.openDispatch(i)
+			return actOpenDispatch{i}
 		}
 		ov.sel = ds[i].DispatchID
 	}
@@ -178,6 +159,24 @@ func (a *App) logPaneOf(i int) *paneView {
 	return nil
 }
 
+// paneNumberOf is the number of the pane showing dispatch id (live, else
+// its log), 0 when none: screenEnv.paneNumber.
+func (a *App) paneNumberOf(id string) int {
+	for i := range a.run.Dispatches {
+		if a.run.Dispatches[i].DispatchID != id {
+			continue
+		}
+		pv := a.livePane(i)
+		if pv == nil {
+			pv = a.logPaneOf(i)
+		}
+		if pv != nil {
+			return indexOf(a.panes, pv) + 1
+		}
+	}
+	return 0
+}
+
 // openDispatch leaves the overview for dispatch i: its live pane gets the
 // focus, or its log opens as a read-only pane (focused).
 func (a *App) openDispatch(i int) tea.Cmd {
@@ -192,7 +191,7 @@ func (a *App) openDispatch(i int) tea.Cmd {
 			return nil
 		}
 	}
-	a.overview = nil
+	a.remove(overlayOf[*overviewOverlay](a))
 	if a.mode == modeScroll {
 		a.leaveScroll()
 	}
@@ -214,15 +213,8 @@ func indexOf(pvs []*paneView, pv *paneView) int {
 
 // overlayRows is the rows the overview covers: between the header and the
 // status line (the pane area and the timeline).
-func (a *App) overlayRows() (top, bottom int) {
-	top, bottom = 0, a.height
-	if a.geo.header >= 0 {
-		top = a.geo.header + 1
-	}
-	if a.geo.status >= 0 {
-		bottom = a.geo.status
-	}
-	return top, max(bottom, top)
+func (e *screenEnv) overlayRows() (top, bottom int) {
+	return e.areaTop, max(e.areaBottom, e.areaTop)
 }
 
 // statusState is the glyph state of a dispatch status (stateRunning for
@@ -250,13 +242,13 @@ type overviewRow struct {
 }
 
 // dispatchRow builds the cells of dispatch i.
-func (a *App) dispatchRow(i int) overviewRow {
-	d := a.run.Dispatches[i]
-	r := overviewRow{i: i, glyph: a.glyphs[statusState(d.Status)], pane: "·", model: d.Model}
-	if pv := a.livePane(i); pv != nil {
-		r.pane = strconv.Itoa(indexOf(a.panes, pv) + 1)
-	} else if pv := a.logPaneOf(i); pv != nil {
-		r.pane = strconv.Itoa(indexOf(a.panes, pv) + 1)
+func (e *screenEnv) dispatchRow(i int) overviewRow {
+	d := e.run.Dispatches[i]
+	r := overviewRow{i: i, glyph: e.glyphs[statusState(d.Status)], pane: "·", model: d.Model}
+	if e.paneNumber != nil {
+		if n := e.paneNumber(d.DispatchID); n > 0 {
+			r.pane = strconv.Itoa(n)
+		}
 	}
 	r.label = d.ExecutionLabel
 	if r.label == "" {
@@ -270,14 +262,14 @@ func (a *App) dispatchRow(i int) overviewRow {
 	}
 	r.elapsed = "—"
 	if t := parseTime(d.DispatchedAt); !t.IsZero() && d.Status != state.StatusNotRun {
-		end := a.now()
+		end := e.now()
 		if s := parseTime(d.SettledAt); !s.IsZero() {
 			end = s
 		}
 		r.elapsed = formatElapsed(max(end.Sub(t), 0))
 	}
 	r.reason = exitReason(d)
-	u, ok := a.run.Usage[d.DispatchID]
+	u, ok := e.run.Usage[d.DispatchID]
 	r.tokens, r.cost = usageTokens(u, ok), usageCost(u, ok)
 	return r
 }
@@ -299,8 +291,8 @@ func exitReason(d state.Dispatch) string {
 
 // batchLine is a batch's heading: kind, dispatch time, how its dispatches
 // stand and how long it ran.
-func (a *App) batchLine(n int, b batch) string {
-	ds := a.run.Dispatches
+func (e *screenEnv) batchLine(n int, b batch) string {
+	ds := e.run.Dispatches
 	var done, failed, running int
 	for _, i := range b.dispatches {
 		switch statusState(ds[i].Status) {
@@ -331,7 +323,7 @@ func (a *App) batchLine(n int, b batch) string {
 		counts = append(counts, strconv.Itoa(failed)+" failed")
 	}
 	parts = append(parts, strings.Join(counts, ", "))
-	if d, settled, ok := b.span(ds, a.now()); ok {
+	if d, settled, ok := b.span(ds, e.now()); ok {
 		if settled {
 			parts = append(parts, "settled after "+formatElapsed(d))
 		} else {
@@ -392,17 +384,13 @@ func ovCell(s string, w int, right bool) string {
 	return s + blank(w-ansi.StringWidth(s))
 }
 
-// renderOverview draws the overview (or its result view) over the rows
-// between the header and the status line.
-func (a *App) renderOverview(rows []string) {
+// Draw draws the overview over the rows between the header and the status
+// line.
+func (ov *overviewOverlay) Draw(rows []string) {
+	a := ov.env
 	top, bottom := a.overlayRows()
 	w := a.width
 	if bottom <= top || w <= 0 {
-		return
-	}
-	ov := a.overview
-	if ov.result != nil {
-		a.renderResult(rows, top, bottom)
 		return
 	}
 	ds := a.run.Dispatches
@@ -425,7 +413,7 @@ func (a *App) renderOverview(rows []string) {
 			title += " · " + c
 		}
 	}
-	rows[top] = a.overlayTitle(title, a.overviewHint())
+	rows[top] = a.overlayTitle(title, ov.Hint())
 	for y := top + 1; y < bottom; y++ {
 		rows[y] = blank(w)
 	}
@@ -459,7 +447,7 @@ func (a *App) renderOverview(rows []string) {
 		text string
 		disp int // -1 for a heading
 	}
-	sel := a.selIndex()
+	sel := ov.selIndex()
 	var list []line
 	selRow := 0
 	for n, b := range bs {
@@ -516,7 +504,7 @@ func (a *App) renderOverview(rows []string) {
 
 // overlayTitle is the title bar of the overview and the result view: the
 // title on the left, the keys on the right (whole items, as many as fit).
-func (a *App) overlayTitle(title, keys string) string {
+func (a *screenEnv) overlayTitle(title, keys string) string {
 	w := a.width
 	title = cutRight(title, max(w-1, 1)) + " "
 	tw := ansi.StringWidth(title)

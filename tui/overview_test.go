@@ -81,7 +81,7 @@ func TestOverviewGolden(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			f := newOverviewFixture(t, size[0], size[1])
 			f.hs.key("w")
-			if f.hs.app.overview == nil {
+			if overviewOf(f.hs.app) == nil {
 				t.Fatal("w did not open the overview")
 			}
 			golden.RequireEqual(t, screen(f.hs))
@@ -107,21 +107,21 @@ func TestOverviewOpensLogs(t *testing.T) {
 		t.Fatal("not typing into the pane")
 	}
 	hs.key("ctrl+b", "w")
-	if a.overview == nil || a.overview.sel != "dispatch-005" {
-		t.Fatalf("prefix w: overview %+v, want dispatch-005 selected", a.overview)
+	if overviewOf(a) == nil || overviewOf(a).sel != "dispatch-005" {
+		t.Fatalf("prefix w: overview %+v, want dispatch-005 selected", overviewOf(a))
 	}
 	if got := ansi.Strip(a.statusLine()); !strings.Contains(got, "OVERVIEW") || !strings.Contains(got, "enter: open") {
 		t.Fatalf("status line in the overview: %q", got)
 	}
 	// Up to the live Claude analyser: enter focuses its pane.
 	hs.key("k", "enter")
-	if a.overview != nil || a.focused().id != f.live {
-		t.Fatalf("enter on a live dispatch: overview %v, focus %s, want %s", a.overview != nil, a.focused().id, f.live)
+	if overviewOf(a) != nil || a.focused().id != f.live {
+		t.Fatalf("enter on a live dispatch: overview %v, focus %s, want %s", overviewOf(a) != nil, a.focused().id, f.live)
 	}
 	// The failed, reclaimed Antigravity analyser: enter opens its log.
-	hs.key("w", "g", "j", "enter")
+	hs.key("ctrl+b", "w", "g", "j", "enter") // typing: the prefix first
 	pv := a.focused()
-	if a.overview != nil || pv == nil || pv.log == nil {
+	if overviewOf(a) != nil || pv == nil || pv.log == nil {
 		t.Fatalf("enter on a reclaimed dispatch did not open its log; focus %+v", pv)
 	}
 	if pv.title != "Antigravity analyser · gemini-3.1-pro" || pv.state() != stateFailed {
@@ -153,8 +153,8 @@ func TestOverviewOpensLogs(t *testing.T) {
 		t.Fatalf("enter again opened a second log pane (%d panes, was %d)", len(a.panes), n)
 	}
 	hs.key("x")
-	if len(a.panes) != n-1 || a.byID[pv.id] != nil || a.confirm != nil {
-		t.Fatalf("x did not close the log pane at once: %d panes, confirm %+v", len(a.panes), a.confirm)
+	if len(a.panes) != n-1 || a.byID[pv.id] != nil || confirmOf(a) != nil {
+		t.Fatalf("x did not close the log pane at once: %d panes, confirm %+v", len(a.panes), confirmOf(a))
 	}
 	// A log that is missing says so, with the dispatch's record.
 	hs.key("w", "g", "enter")
@@ -184,7 +184,7 @@ func TestOverviewResult(t *testing.T) {
 	f := newOverviewFixture(t, 80, 24)
 	hs, a := f.hs, f.hs.app
 	hs.key("w", "g", "r")
-	rv := a.overview.result
+	rv := resultOf(a)
 	if rv == nil || rv.problem != "" || len(rv.lines) == 0 {
 		t.Fatalf("r did not render the result: %+v", rv)
 	}
@@ -199,18 +199,18 @@ func TestOverviewResult(t *testing.T) {
 	}
 	golden.RequireEqual(t, screen(hs))
 	hs.key("esc")
-	if a.overview == nil || a.overview.result != nil {
+	if overviewOf(a) == nil || resultOf(a) != nil {
 		t.Fatal("esc did not go back to the overview")
 	}
 	hs.key("j", "r")
-	if rv := a.overview.result; rv == nil || rv.problem != "no result yet: results/antigravity.md does not exist" {
+	if rv := resultOf(a); rv == nil || rv.problem != "no result yet: results/antigravity.md does not exist" {
 		t.Fatalf("missing result: %+v", rv)
 	}
 	if !strings.Contains(hs.plain(), "no result yet: results/antigravity.md does not exist") {
 		t.Fatalf("missing result not shown:\n%s", hs.plain())
 	}
 	hs.key("esc", "esc")
-	if a.overview != nil {
+	if overviewOf(a) != nil {
 		t.Fatal("esc did not close the overview")
 	}
 }
@@ -225,16 +225,16 @@ func TestOverviewKeepsGatesWaiting(t *testing.T) {
 	v := a.run
 	v.Gates = []view.Gate{{ID: "C-007", Kind: state.GateDecision, Statement: "Which order?", Options: []view.GateOption{{Role: "recommended", Answer: "Keep it"}}}}
 	hs.send(view.ViewUpdated{View: v})
-	if a.gate != nil || a.overview == nil {
+	if gateOf(a) != nil || overviewOf(a) == nil {
 		t.Fatalf("the gate dialog opened over the overview")
 	}
-	if s := ansi.Strip(a.statusLine()); !strings.Contains(s, "1 gate waiting (ctrl+b g)") || !strings.Contains(a.notice, "ctrl+b g answers") {
+	if s := ansi.Strip(a.statusLine()); !strings.Contains(s, "1 gate waiting (ctrl+b g)") || !strings.Contains(a.notice, "gate C-007 is waiting") {
 		t.Fatalf("status line %q, notice %q", s, a.notice)
 	}
 	hs.key("enter") // opens the selected dispatch, answers nothing
 	hs.key("ctrl+b", "w", "ctrl+b", "g")
-	if a.gate == nil || a.gate.id != "C-007" || a.overview != nil {
-		t.Fatalf("prefix g from the overview: dialog %+v, overview open %v", a.gate, a.overview != nil)
+	if gateOf(a) == nil || gateOf(a).id != "C-007" || overviewOf(a) != nil {
+		t.Fatalf("prefix g from the overview: dialog %+v, overview open %v", gateOf(a), overviewOf(a) != nil)
 	}
 }
 
@@ -253,7 +253,7 @@ func TestOverviewScrollsAndClicks(t *testing.T) {
 		t.Fatalf("the bottom of the list:\n%s", hs.plain())
 	}
 	y := -1
-	for row, i := range a.overview.rowAt {
+	for row, i := range overviewOf(a).rowAt {
 		if a.run.Dispatches[i].DispatchID == "dispatch-005" {
 			y = row
 		}
@@ -262,11 +262,11 @@ func TestOverviewScrollsAndClicks(t *testing.T) {
 		t.Fatalf("the Codex reviewer's row is not shown:\n%s", hs.plain())
 	}
 	hs.send(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
-	if a.overview == nil || a.overview.sel != "dispatch-005" {
-		t.Fatalf("a click did not select the row: %+v", a.overview)
+	if overviewOf(a) == nil || overviewOf(a).sel != "dispatch-005" {
+		t.Fatalf("a click did not select the row: %+v", overviewOf(a))
 	}
 	hs.send(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
-	if a.overview != nil || a.focused().id != f.done {
+	if overviewOf(a) != nil || a.focused().id != f.done {
 		t.Fatalf("a click on the selected row did not open its pane (focus %s)", a.focused().id)
 	}
 }
@@ -280,7 +280,7 @@ func TestOverviewFitsNarrow(t *testing.T) {
 	for w := 24; w <= 120; w++ {
 		hs.send(tea.WindowSizeMsg{Width: w, Height: 30})
 		rows := strings.Split(hs.plain(), "\n")
-		for y, i := range a.overview.rowAt {
+		for y, i := range overviewOf(a).rowAt {
 			row := rows[y]
 			if ansi.StringWidth(row) != w {
 				t.Fatalf("at %d: row %d is %d wide: %q", w, y, ansi.StringWidth(row), row)

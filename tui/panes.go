@@ -271,8 +271,8 @@ func (a *App) onPaneClosed(id, reason string) {
 	} else {
 		a.focus = max(slices.Index(a.panes, cur), 0)
 	}
-	if a.confirm != nil && a.confirm.paneID == id {
-		a.confirm = nil
+	if c := overlayOf[*confirmOverlay](a); c != nil && c.paneID == id {
+		a.remove(c)
 	}
 	if a.scroll.id == id {
 		a.scroll = scrollState{}
@@ -287,7 +287,7 @@ func (a *App) onPaneClosed(id, reason string) {
 }
 
 // onRunView keeps a new run view and refreshes every pane's dispatch.
-func (a *App) onRunView(v view.RunView) {
+func (a *App) onRunView(v view.RunView) tea.Cmd {
 	prev, first := a.run, !a.haveRun
 	a.run = v
 	defer a.watchRun(prev, first, v)
@@ -295,7 +295,8 @@ func (a *App) onRunView(v view.RunView) {
 	for _, pv := range a.panes {
 		a.applyDispatch(pv)
 	}
-	a.syncGates()
+	// A gate the engine withdrew closes its dialog.
+	return tea.Batch(a.toOverlays(envChanged{}), a.syncGates())
 }
 
 // applyDispatch copies the pane's dispatch from the run view: the last

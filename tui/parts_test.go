@@ -183,12 +183,13 @@ func TestStatusLineGolden(t *testing.T) {
 		line("two gates")
 		// The key that opens the gate dialog from each mode: g only
 		// while navigating.
-		a.gate = nil
+		a.closeOverlays()
 		a.mode = modeInput
 		line("gates input")
 		a.mode = modeScroll
 		line("gates scroll")
 		a.mode = modeNav
+		a.notice = "" // the gate's notice had its time
 		v.Usage = map[string]view.Usage{
 			"d-001": {Input: 12000, Output: 800, CostUSD: 1.375, Priced: true},
 			"d-002": {Input: 5000, Output: 300, CostUSD: 0.25, Priced: true},
@@ -207,7 +208,7 @@ func TestStatusLineGolden(t *testing.T) {
 		a.width = 40
 		line("narrow 40")
 		a.width = 110
-		a.confirm = &confirmation{kind: confirmQuit, text: "2 worker panes are still running — quit anyway? (q/y: quit, any other key: stay)"}
+		a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: "2 worker panes are still running — quit anyway? (q/y: quit, any other key: stay)"})
 		line("confirm quit")
 		a.width = 60
 		line("confirm narrow")

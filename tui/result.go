@@ -19,6 +19,7 @@ const maxResult = 4 << 20
 // resultView is a worker's result file rendered as markdown (glamour) in
 // a scrollable view over the overview (r in the overview).
 type resultView struct {
+	env                *screenEnv
 	dispID, label, rel string
 	path               string // absolute, "" when it could not be resolved
 	resErr             error
@@ -41,38 +42,35 @@ type resultMsg struct {
 	lines   []string
 }
 
-// openResult opens the result view of dispatch i.
-func (a *App) openResult(i int) tea.Cmd {
-	d := a.run.Dispatches[i]
+// openResult opens the result view of dispatch i (over the overview).
+func (ov *overviewOverlay) openResult(i int) action {
+	d := ov.env.run.Dispatches[i]
 	rel := d.ResultPath
 	if rel == "" {
-		a.notice = dispatchLabel(d) + ": no result file recorded"
-		return nil
+		return actNotice{dispatchLabel(d) + ": no result file recorded"}
 	}
-	rv := &resultView{dispID: d.DispatchID, label: dispatchLabel(d), rel: rel}
-	rv.path, rv.resErr = a.resolve(rel)
-	a.overview.result = rv
-	return a.cmdRenderResult()
+	rv := &resultView{env: ov.env, dispID: d.DispatchID, label: dispatchLabel(d), rel: rel}
+	rv.path, rv.resErr = ov.env.resolve(rel)
+	return actPush{rv}
 }
+
+// Init renders the result.
+func (rv *resultView) Init() tea.Cmd { return rv.cmdRender() }
 
 // resultWidth is the width results are rendered at: the screen less a
 // margin, at most 120 columns so prose stays readable.
-func (a *App) resultWidth() int { return min(max(a.width-2, 20), 120) }
+func (e *screenEnv) resultWidth() int { return min(max(e.width-2, 20), 120) }
 
-// resultPage is how many rows of the result show at once.
-func (a *App) resultPage() int {
-	top, bottom := a.overlayRows()
+// page is how many rows of the result show at once.
+func (rv *resultView) page() int {
+	top, bottom := rv.env.overlayRows()
 	return max(bottom-top-1, 1)
 }
 
-// cmdRenderResult reads (once) and renders the open result at the
-// screen's width, when it has not been rendered for it yet.
-func (a *App) cmdRenderResult() tea.Cmd {
-	if a.overview == nil || a.overview.result == nil {
-		return nil
-	}
-	rv := a.overview.result
-	w := a.resultWidth()
+// cmdRender reads (once) and renders the result at the screen's width,
+// when it has not been rendered for it yet.
+func (rv *resultView) cmdRender() tea.Cmd {
+	w := rv.env.resultWidth()
 	if rv.busy || rv.width == w {
 		return nil
 	}
@@ -80,7 +78,7 @@ func (a *App) cmdRenderResult() tea.Cmd {
 	id, path, rel, resErr, md, loaded := rv.dispID, rv.path, rv.rel, rv.resErr, rv.md, rv.loaded
 	problem := rv.problem
 	style := styles.DarkStyle
-	if a.st.NoColor {
+	if rv.env.st.NoColor {
 		style = styles.NoTTYStyle
 	}
 	return func() tea.Msg {
@@ -128,16 +126,31 @@ func readResult(path, rel string, resErr error) (md, problem string) {
 	return string(data), ""
 }
 
-// onResult keeps a rendered result if its view is still open.
-func (a *App) onResult(m resultMsg) {
-	if a.overview == nil || a.overview.result == nil || a.overview.result.dispID != m.dispID {
-		return
+// HandleMsg scrolls the result; esc, q or r go back to the overview. A
+// rendering comes back here, and a new width renders again.
+func (rv *resultView) HandleMsg(msg tea.Msg) action {
+	switch msg := msg.(type) {
+	case resultMsg:
+		if msg.dispID == rv.dispID {
+			rv.busy = false
+			rv.md, rv.problem, rv.loaded = msg.md, msg.problem, true
+			rv.width, rv.lines = msg.width, msg.lines
+			rv.scroll(0, rv.page())
+			return actCmd{rv.cmdRender()} // the width may have changed meanwhile
+		}
+	case envChanged:
+		return actCmd{rv.cmdRender()}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			rv.scroll(-wheelLines, rv.page())
+		case tea.MouseWheelDown:
+			rv.scroll(wheelLines, rv.page())
+		}
+	case tea.KeyPressMsg:
+		return rv.onKey(msg)
 	}
-	rv := a.overview.result
-	rv.busy = false
-	rv.md, rv.problem, rv.loaded = m.md, m.problem, true
-	rv.width, rv.lines = m.width, m.lines
-	rv.scroll(0, a.resultPage())
+	return nil
 }
 
 // scroll moves the view d rows, within the lines.
@@ -145,45 +158,46 @@ func (rv *resultView) scroll(d, page int) {
 	rv.top = min(max(rv.top+d, 0), max(len(rv.lines)-page, 0))
 }
 
-// onResultKey scrolls the result; esc, q or r go back to the overview.
-func (a *App) onResultKey(msg tea.KeyPressMsg) tea.Cmd {
-	rv := a.overview.result
-	km := a.keys
-	page := a.resultPage()
-	s := msg.String()
+func (rv *resultView) onKey(msg tea.KeyPressMsg) action {
+	k := rv.env.keys.Result
+	page := rv.page()
 	switch {
-	case key.Matches(msg, km.Prefix):
-		a.overview = nil
-		a.afterPrefix = true
-	case s == "esc" || s == "q" || s == "r" || s == "backspace":
-		a.overview.result = nil
-	case key.Matches(msg, km.Help):
-		a.showHelp = true
-	case key.Matches(msg, km.LineUp):
+	case key.Matches(msg, k.Back):
+		return actClose{}
+	case key.Matches(msg, rv.env.keys.Nav.Help):
+		return actPush{newHelp(rv.env)}
+	case key.Matches(msg, k.Up):
 		rv.scroll(-1, page)
-	case key.Matches(msg, km.LineDown), s == "enter":
+	case key.Matches(msg, k.Down):
 		rv.scroll(1, page)
-	case key.Matches(msg, km.PageUp):
+	case key.Matches(msg, k.PageUp):
 		rv.scroll(-page, page)
-	case key.Matches(msg, km.PageDown):
+	case key.Matches(msg, k.PageDown):
 		rv.scroll(page, page)
-	case key.Matches(msg, km.HalfUp):
+	case key.Matches(msg, k.HalfUp):
 		rv.scroll(-page/2, page)
-	case key.Matches(msg, km.HalfDown):
+	case key.Matches(msg, k.HalfDown):
 		rv.scroll(page/2, page)
-	case key.Matches(msg, km.Top):
+	case key.Matches(msg, k.Top):
 		rv.top = 0
-	case key.Matches(msg, km.Bottom):
+	case key.Matches(msg, k.Bottom):
 		rv.scroll(len(rv.lines), page)
 	}
 	return nil
 }
 
-// renderResult draws the result view: a title bar with the file and the
-// position, then the rendered markdown.
-func (a *App) renderResult(rows []string, top, bottom int) {
-	rv := a.overview.result
+func (rv *resultView) Hint() string  { return "↑↓ pgup/pgdn g/G: scroll · esc: back" }
+func (rv *resultView) Badge() string { return "RESULT" }
+
+// Draw draws the result view over the overview: a title bar with the file
+// and the position, then the rendered markdown.
+func (rv *resultView) Draw(rows []string) {
+	a := rv.env
+	top, bottom := a.overlayRows()
 	w := a.width
+	if bottom <= top || w <= 0 {
+		return
+	}
 	pos := ""
 	page := bottom - top - 1
 	switch {

@@ -52,7 +52,7 @@ func (b batch) span(ds []state.Dispatch, now time.Time) (d time.Duration, settle
 }
 
 // batchElapsed is the current batch's elapsed time for the status line.
-func (a *App) batchElapsed() (time.Duration, bool) {
+func (a *screenEnv) batchElapsed() (time.Duration, bool) {
 	bs := batches(a.run.Dispatches)
 	if len(bs) == 0 {
 		return 0, false
@@ -63,14 +63,14 @@ func (a *App) batchElapsed() (time.Duration, bool) {
 
 // batchRunning reports whether the current batch still has a dispatch
 // running, so its elapsed time on the status line advances.
-func (a *App) batchRunning() bool {
+func (a *screenEnv) batchRunning() bool {
 	return a.haveRun && a.run.Batch.Pending > 0
 }
 
 // totalCost is the run's cost so far for the status line: "$4.12", with a
 // "?" when some workers used tokens at no known price (the sum is then a
 // lower bound); empty while no usage is known.
-func (a *App) totalCost() string {
+func (a *screenEnv) totalCost() string {
 	if len(a.run.Usage) == 0 {
 		return ""
 	}

@@ -34,6 +34,14 @@ func (a *App) relayout() {
 		Zoom:  a.zoom,
 	})
 	a.geo = geometry{header: scr.Header, status: scr.Status, area: scr.Area, timeline: scr.Timeline, tabs: scr.Panes.Tabs, tabRow: scr.Panes.TabRow}
+	// What the overlays cover: between the header and the status line.
+	a.areaTop, a.areaBottom, a.statusRow = 0, a.height, scr.Status
+	if scr.Header >= 0 {
+		a.areaTop = scr.Header + 1
+	}
+	if scr.Status >= 0 {
+		a.areaBottom = scr.Status
+	}
 	for i, pv := range a.panes {
 		pv.rect = rect{}
 		if i < len(scr.Panes.Rects) {
@@ -125,17 +133,8 @@ func (a *App) render() (string, *tea.Cursor) {
 			rows[i] = blank(a.width)
 		}
 	}
-	if a.overview != nil {
-		a.renderOverview(rows)
-	}
-	if a.gate != nil {
-		overlay(rows, a.width, a.gateBox())
-	}
-	if a.confirm != nil && a.confirm.kind == confirmEnd {
-		overlay(rows, a.width, a.endBox())
-	}
-	if a.showHelp {
-		overlay(rows, a.width, a.helpBox())
+	for _, o := range a.overlays {
+		o.Draw(rows)
 	}
 	return strings.Join(rows, "\n"), a.paneCursor()
 }
@@ -196,7 +195,7 @@ func (a *App) renderPanes(rows []string) {
 // paneCursor is the focused pane's cursor while the human types into it.
 func (a *App) paneCursor() *tea.Cursor {
 	pv := a.focused()
-	if a.mode != modeInput || pv == nil || pv.rect.Empty() || !pv.hasSnap || a.showHelp || a.gate != nil {
+	if a.mode != modeInput || pv == nil || pv.rect.Empty() || !pv.hasSnap || a.top() != nil {
 		return nil
 	}
 	c := pv.snap.Cursor
@@ -238,9 +237,9 @@ func center(s string, w int) string {
 	return blank(left) + s + blank(w-sw-left)
 }
 
-// overlay draws box (rows of equal width) centred over rows, keeping what
+// drawBox draws box (rows of equal width) centred over rows, keeping what
 // lies left and right of it.
-func overlay(rows []string, width int, box []string) {
+func drawBox(rows []string, width int, box []string) {
 	if len(box) == 0 {
 		return
 	}

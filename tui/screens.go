@@ -2,12 +2,9 @@ package tui
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/tui/attach"
 )
@@ -225,7 +222,7 @@ func (a *App) applyRestore(pv *paneView) {
 
 // refuse says a read-only screen does not do what was asked.
 func (a *App) refuse(what string) {
-	a.notice = "read-only screen: " + what
+	a.say("read-only screen: " + what)
 }
 
 // detach ends this attached screen, leaving the engine and every pane as
@@ -263,56 +260,4 @@ func (a *App) endRun() tea.Cmd {
 		cancel()
 		return attach.EndMsg{Reason: attach.ReasonRunEnded, Message: "the run was ended from this screen"}
 	}
-}
-
-// endBox is the attached screen's q dialog: detach, or end the run? It
-// says what still waits (gates, running workers) as of now.
-func (a *App) endBox() []string {
-	st := a.st
-	var lines []string
-	lines = append(lines, st.HelpTitle.Render("Detach, or end the run?"), "")
-	waiting := false
-	if g := a.gatesWaiting(); g != "" {
-		lines = append(lines, st.Attention.Render(glyphAttention)+" "+st.Prompt.Render(g))
-		waiting = true
-	}
-	if n := a.runningWorkers(); n > 0 {
-		what := "1 worker is still running"
-		if n > 1 {
-			what = strconv.Itoa(n) + " workers are still running"
-		}
-		lines = append(lines, st.Running.Render(glyphRunning)+" "+what)
-		waiting = true
-	}
-	if !waiting {
-		lines = append(lines, st.Hint.Render("no gate is waiting and no worker is running"))
-	}
-	lines = append(lines, "")
-	keyW := 6
-	opt := func(keys, desc string) string {
-		return st.HelpKey.Render(keys+blank(keyW-ansi.StringWidth(keys))) + " " + desc
-	}
-	lines = append(lines, opt(a.keys.Detach.Help().Key, "detach: the run goes on, cockpit attach comes back"))
-	switch {
-	case a.readOnly:
-		lines = append(lines, opt(a.keys.EndRun.Help().Key, st.Hint.Render("end the run: not from a read-only screen")))
-	case a.actions.EndRun == nil:
-		lines = append(lines, opt(a.keys.EndRun.Help().Key, st.Hint.Render("end the run: not from here, use cockpit stop")))
-	default:
-		lines = append(lines, opt(a.keys.EndRun.Help().Key, "end the run: every pane is closed"))
-	}
-	lines = append(lines, opt("esc", "stay"))
-	if len(lines)+2 > a.height {
-		// A short terminal: the keys matter more than the spacing.
-		lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
-	}
-	inner := 0
-	for _, l := range lines {
-		inner = max(inner, ansi.StringWidth(l))
-	}
-	inner = min(inner, max(a.width-4, 10))
-	for i := range lines {
-		lines[i] = fit(lines[i], inner)
-	}
-	return strings.Split(st.GateBox.Render(strings.Join(lines, "\n")), "\n")
 }

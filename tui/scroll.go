@@ -15,6 +15,7 @@ type scrollState struct {
 	id    string
 	back  int
 	wheel bool // entered by the wheel: scrolling back to the bottom leaves
+	from  mode // the mode it was entered from, which leaving returns to
 
 	// The last fetched view; it stays shown until the next fetch arrives,
 	// so scrolling never flashes the live screen. first is the text line
@@ -29,10 +30,9 @@ type scrollState struct {
 	plain      []string
 	plainFirst int
 
-	find   *findState // the search (search.go)
-	prompt *prompt    // the search query being typed
-	sel    *selection // the selection (selection.go)
-	mouse  bool       // entered by a mouse drag: copying leaves
+	find  *findState // the search (search.go)
+	sel   *selection // the selection (selection.go)
+	mouse bool       // entered by a mouse drag: copying leaves
 }
 
 // scrollLinesMsg carries the rows of a scrolled view.
@@ -51,9 +51,12 @@ func (a *App) enterScroll(back int, wheel bool) {
 	if pv == nil {
 		return
 	}
+	from := a.mode
+	if from == modeInput {
+		a.setMode(modeNav) // the program loses the keyboard
+	}
 	a.mode = modeScroll
-	a.afterPrefix = false
-	a.scroll = scrollState{id: pv.id, wheel: wheel}
+	a.scroll = scrollState{id: pv.id, wheel: wheel, from: from}
 	a.scrollBy(back)
 }
 
@@ -66,10 +69,17 @@ func (a *App) scrollBy(n int) {
 	a.scroll.back = min(max(a.scroll.back+n, 0), pv.snap.ScrollbackLen)
 }
 
-// leaveScroll ends scroll mode.
+// leaveScroll ends scroll mode, back to the mode it was entered from:
+// scroll mode entered while typing (prefix [, the wheel) types again.
 func (a *App) leaveScroll() {
+	from := a.scroll.from
 	a.mode = modeNav
 	a.scroll = scrollState{}
+	if from == modeInput {
+		if pv := a.focused(); pv != nil && !pv.dead() && !a.readOnly {
+			a.setMode(modeInput)
+		}
+	}
 }
 
 // followScroll keeps a scrolled view on the same lines while new output

@@ -3,7 +3,6 @@ package tui
 import (
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -36,12 +35,6 @@ type findState struct {
 	at   time.Time
 }
 
-// prompt is the search query being typed on the status line.
-type prompt struct {
-	backward bool
-	text     []rune
-}
-
 // searchDoneMsg carries a search's matches. move says what to do with them:
 // moveFirst picks the first match from the view, moveKeep keeps the
 // current match where it is (a refresh).
@@ -61,83 +54,6 @@ const (
 	moveFirst searchMove = iota
 	moveKeep
 )
-
-// openPrompt starts typing a search query.
-func (a *App) openPrompt(backward bool) {
-	a.scroll.prompt = &prompt{backward: backward}
-}
-
-// onPromptKey edits the query: enter searches, esc gives up, backspace,
-// ctrl+u and ctrl+w delete, other text is typed.
-func (a *App) onPromptKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := a.scroll.prompt
-	switch msg.String() {
-	case "esc", "ctrl+c", "ctrl+g":
-		a.scroll.prompt = nil
-	case "enter":
-		a.scroll.prompt = nil
-		q := string(p.text)
-		if q == "" {
-			// An empty query searches the last one again, as vi does.
-			if a.scroll.find == nil {
-				return nil
-			}
-			q = a.scroll.find.query
-		}
-		return a.startSearch(q, p.backward)
-	case "backspace", "ctrl+h":
-		if len(p.text) > 0 {
-			p.text = p.text[:len(p.text)-1]
-		} else {
-			a.scroll.prompt = nil
-		}
-	case "ctrl+u":
-		p.text = p.text[:0]
-	case "ctrl+w":
-		t := strings.TrimRight(string(p.text), " ")
-		if i := strings.LastIndexByte(t, ' '); i >= 0 {
-			t = t[:i+1]
-		} else {
-			t = ""
-		}
-		p.text = []rune(t)
-	default:
-		if k := msg.Key(); k.Text != "" && k.Mod&^tea.ModShift == 0 {
-			p.text = append(p.text, []rune(k.Text)...)
-		}
-	}
-	return nil
-}
-
-// onPromptPaste types pasted text (its first line) into the query.
-func (a *App) onPromptPaste(text string) bool {
-	if a.mode != modeScroll || a.scroll.prompt == nil {
-		return false
-	}
-	if i := strings.IndexAny(text, "\r\n"); i >= 0 {
-		text = text[:i]
-	}
-	a.scroll.prompt.text = append(a.scroll.prompt.text, []rune(text)...)
-	return true
-}
-
-// promptLine is the status line while a query is typed.
-func (a *App) promptLine() string {
-	p := a.scroll.prompt
-	if a.mode != modeScroll || p == nil {
-		return ""
-	}
-	lead := "/"
-	if p.backward {
-		lead = "?"
-	}
-	text := string(p.text)
-	// The end of a long query shows, as a shell line does.
-	if room := a.width - 3; ansi.StringWidth(text) > room {
-		text = ansi.TruncateLeft(text, ansi.StringWidth(text)-room+1, "…")
-	}
-	return fit(" "+a.st.Prompt.Render(lead)+text+"\x1b[7m \x1b[m", a.width)
-}
 
 // startSearch searches the scrolled pane for q, from the view: forward from
 // its top line, backward from its bottom line.

@@ -144,7 +144,7 @@ func TestSearchKeys(t *testing.T) {
 	}
 	// The prompt edits and gives up with esc, keeping the search.
 	hs.key("/", "x", "y", "backspace", "esc")
-	if hs.app.scroll.prompt != nil || hs.app.scroll.find == nil {
+	if promptOf(hs.app) != nil || hs.app.scroll.find == nil {
 		t.Fatal("esc in the prompt")
 	}
 	// esc clears the search, a second esc leaves scroll mode.
@@ -281,8 +281,9 @@ func TestSelectKeys(t *testing.T) {
 	if f2, _ := hs.app.viewLines(pv); f2 != first-1 || hs.app.scroll.sel.cursor.Line != first-1 {
 		t.Fatal("k above the view did not scroll it")
 	}
-	// The prefix (ctrl+b, vi's page up) leaves scroll mode while selecting.
-	hs.key("ctrl+b")
+	// The prefix (ctrl+b, vi's page up) is the prefix while selecting:
+	// prefix esc leaves scroll mode.
+	hs.key("ctrl+b", "esc")
 	if hs.app.mode != modeNav || hs.app.scroll.sel != nil {
 		t.Fatalf("the prefix while selecting: mode %v", hs.app.mode)
 	}

@@ -174,31 +174,28 @@ func (a *App) startSelection(lines bool) {
 // onFindKey handles the search and selection keys of scroll mode; handled
 // is false for the keys scroll mode handles itself.
 func (a *App) onFindKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	if a.scroll.prompt != nil {
-		return a.onPromptKey(msg), true
-	}
-	k := msg.String()
-	if key.Matches(msg, a.keys.Prefix) {
-		return nil, false // leaves scroll mode, even while selecting (ctrl+b)
-	}
 	if s := a.scroll.sel; s != nil {
-		if cmd, ok := a.onSelectKey(s, k); ok {
+		if cmd, ok := a.onSelectKey(s, msg); ok {
 			return cmd, true
 		}
 	}
-	switch k {
-	case "/", "?":
-		a.openPrompt(k == "?")
-		return nil, true
-	case "n", "N":
+	f, sel := a.keys.Search, a.keys.Select
+	switch {
+	case key.Matches(msg, f.Forward), key.Matches(msg, f.Backward):
+		last := ""
 		if a.scroll.find != nil {
-			return a.searchStep(k == "N"), true
+			last = a.scroll.find.query
+		}
+		return a.push(newSearchPrompt(&a.screenEnv, key.Matches(msg, f.Backward), last)), true
+	case key.Matches(msg, f.Next), key.Matches(msg, f.Prev):
+		if a.scroll.find != nil {
+			return a.searchStep(key.Matches(msg, f.Prev)), true
 		}
 		return nil, true
-	case "v", "space", "V":
-		a.startSelection(k == "V")
+	case key.Matches(msg, sel.Start), key.Matches(msg, sel.Lines):
+		a.startSelection(key.Matches(msg, sel.Lines))
 		return a.cmdFetchScroll(), true
-	case "esc":
+	case key.Matches(msg, f.Clear):
 		if a.clearSearch() {
 			return nil, true
 		}
@@ -207,32 +204,34 @@ func (a *App) onFindKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // onSelectKey handles a key while selecting.
-func (a *App) onSelectKey(s *selection, k string) (tea.Cmd, bool) {
+func (a *App) onSelectKey(s *selection, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	pv := a.byID[a.scroll.id]
 	if pv == nil {
 		return nil, false
 	}
-	switch k {
-	case "esc", "ctrl+c":
+	k := a.keys.Select
+	switch {
+	case key.Matches(msg, k.Cancel):
 		a.scroll.sel = nil
 		return nil, true
-	case "y", "enter":
+	case key.Matches(msg, k.Copy):
 		return a.copySelection(), true
-	case "o":
+	case key.Matches(msg, k.Swap):
 		s.anchor, s.cursor = s.cursor, s.anchor
 		s.want = s.cursor.Col
-	case "v", "V":
-		if s.lines == (k == "V") {
+	case key.Matches(msg, k.Start) && msg.String() == "v", key.Matches(msg, k.Lines):
+		lines := key.Matches(msg, k.Lines)
+		if s.lines == lines {
 			a.scroll.sel = nil
 			return nil, true
 		}
-		s.lines = k == "V"
+		s.lines = lines
 		return nil, true
-	case "space":
+	case key.Matches(msg, k.Anchor):
 		s.anchor = s.cursor
 		return nil, true
 	default:
-		if !a.moveCursor(pv, s, k) {
+		if !a.moveCursor(pv, s, msg) {
 			return nil, false
 		}
 	}
@@ -242,7 +241,7 @@ func (a *App) onSelectKey(s *selection, k string) (tea.Cmd, bool) {
 
 // moveCursor applies a vi motion to the selection's cursor; false for a
 // key that is not one.
-func (a *App) moveCursor(pv *paneView, s *selection, k string) bool {
+func (a *App) moveCursor(pv *paneView, s *selection, msg tea.KeyPressMsg) bool {
 	h := max(pv.rect.Inner().H, 1)
 	end := a.textEnd(pv)
 	top := end - len(pv.snap.Lines) - pv.snap.ScrollbackLen
@@ -257,24 +256,26 @@ func (a *App) moveCursor(pv *paneView, s *selection, k string) bool {
 	}
 	cells, _ := a.lineCells(c.Line)
 	i := cellIndex(cells, c.Col)
-	switch k {
-	case "h", "left", "backspace":
+	k := a.keys.Select
+	is := func(b key.Binding) bool { return key.Matches(msg, b) }
+	switch {
+	case is(k.Left):
 		if i > 0 {
 			c.Col = cells[i-1].col
 		}
 		s.want = c.Col
-	case "l", "right":
+	case is(k.Right):
 		if i+1 < len(cells) {
 			c.Col = cells[i+1].col
 		}
 		s.want = c.Col
-	case "j", "down", "ctrl+n", "ctrl+j":
+	case is(k.Down):
 		setLine(c.Line + 1)
-	case "k", "up", "ctrl+p":
+	case is(k.Up):
 		setLine(c.Line - 1)
-	case "0", "home":
+	case is(k.LineStart):
 		c.Col, s.want = 0, 0
-	case "^":
+	case is(k.FirstChar):
 		c.Col = 0
 		for _, x := range cells {
 			if class(x.text) != 0 {
@@ -283,46 +284,46 @@ func (a *App) moveCursor(pv *paneView, s *selection, k string) bool {
 			}
 		}
 		s.want = c.Col
-	case "$", "end":
+	case is(k.LineEnd):
 		c.Col = 0
 		if len(cells) > 0 {
 			c.Col = cells[len(cells)-1].col
 		}
 		s.want = 1 << 30
-	case "w", "W":
-		*c = a.wordForward(*c, k == "W")
+	case is(k.WordNext), is(k.BigNext):
+		*c = a.wordForward(*c, is(k.BigNext))
 		s.want = c.Col
-	case "b", "B":
-		*c = a.wordBackward(*c, k == "B")
+	case is(k.WordBack), is(k.BigBack):
+		*c = a.wordBackward(*c, is(k.BigBack))
 		s.want = c.Col
-	case "e", "E":
-		*c = a.wordEnd(*c, k == "E")
+	case is(k.WordEnd), is(k.BigEnd):
+		*c = a.wordEnd(*c, is(k.BigEnd))
 		s.want = c.Col
-	case "g":
+	case is(k.Top):
 		s.want = 0
 		a.scroll.back = pv.snap.ScrollbackLen
 		setLine(top)
-	case "G":
+	case is(k.Bottom):
 		s.want = 0
 		a.scroll.back = 0
 		setLine(end - 1)
-	case "H", "M", "L":
+	case is(k.ViewTop), is(k.ViewMiddle), is(k.ViewBottom):
 		first, last := a.viewLines(pv)
-		switch k {
-		case "H":
+		switch {
+		case is(k.ViewTop):
 			setLine(first)
-		case "M":
+		case is(k.ViewMiddle):
 			setLine((first + last) / 2)
 		default:
 			setLine(last)
 		}
-	case "ctrl+u":
+	case is(k.HalfUp):
 		page(-h / 2)
-	case "ctrl+d":
+	case is(k.HalfDown):
 		page(h / 2)
-	case "ctrl+b", "pgup":
+	case is(k.PageUp):
 		page(-h)
-	case "ctrl+f", "pgdown":
+	case is(k.PageDown):
 		page(h)
 	default:
 		return false
@@ -387,9 +388,9 @@ func (a *App) onCopied(m copiedMsg) tea.Cmd {
 func (a *App) scrollHint() string {
 	switch {
 	case a.scroll.sel != nil:
-		return "y: copy · esc: cancel · hjkl w b e 0 $: move"
+		return "esc: cancel · y: copy · hjkl w b e 0 $: move"
 	case a.scroll.find != nil:
-		return "n/N: next/prev · esc: clear · v: select · q: leave"
+		return "q: leave · esc: clear · n/N: next/prev · v: select"
 	}
-	return "/ ?: search · v: select · q: leave"
+	return "q: leave · / ?: search · v: select"
 }

@@ -48,7 +48,7 @@ func (a *App) onSelectMouse(msg tea.MouseMsg) (tea.Cmd, bool) {
 	switch msg.(type) {
 	case tea.MouseClickMsg:
 		ms.pressed, ms.dragging = false, false
-		if m.Button != tea.MouseLeft || a.confirm != nil || a.showHelp || a.mouseGrab != "" {
+		if m.Button != tea.MouseLeft || a.mouseGrab != "" {
 			return nil, false
 		}
 		i, pv := a.paneAt(m.X, m.Y)

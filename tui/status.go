@@ -3,6 +3,9 @@ package tui
 import (
 	"strconv"
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -35,39 +38,84 @@ func (a *App) headerLine() string {
 	return spread(left, right, w)
 }
 
-// nextText is the next-phase pointer as the header shows it. The status is
-// what says whether the phase can start (CONTRACTS: read status, never infer
-// from a non-empty phase); a pointer without a phase shows a dash.
+// nextText is the next-phase pointer as the header shows it, in words:
+// the status is what says whether the phase can start (CONTRACTS: read
+// status, never infer from a non-empty phase), then the run's rationale.
 func nextText(n *state.NextPhase) string {
-	phase := n.Phase
-	if phase == "" {
-		phase = "—"
+	var s string
+	switch {
+	case n.Status == "terminal":
+		s = "the run is finished"
+	case n.Phase == "":
+		s = "next phase " + map[string]string{"ready": "ready", "pending": "not decided yet", "blocked": "blocked"}[n.Status]
+		if s == "next phase " {
+			s = "next phase: — (" + n.Status + ")"
+		}
+	default:
+		s = "next: " + n.Phase + " — " + map[string]string{"ready": "ready", "pending": "not ready yet", "blocked": "blocked"}[n.Status]
+		if strings.HasSuffix(s, " — ") {
+			s = "next: " + n.Phase + " (" + n.Status + ")"
+		}
 	}
-	s := "next: " + phase + " (" + n.Status + ")"
 	if n.Rationale != "" {
-		s += " " + n.Rationale
+		s += ": " + n.Rationale
 	}
 	return s
 }
 
-// statusLine is the bottom row: the mode, the batch counts (or that no
-// worker was dispatched yet), the batch kind, its elapsed time, the run's
-// cost, waiting gates, the last notice, and on the right the keys that
-// work now. A pending confirmation takes the whole line. When space is
-// short the key hint loses items from its end, then the batch kind, the
-// elapsed time and the cost go, then the notice is cut with "…"; the
-// counts and gates stay.
+// noticeTime is how long a notice shows on the status line, as tmux's
+// display-time: then the counts have the line again.
+const noticeTime = 5 * time.Second
+
+// noticeTickMsg says a notice's time is up.
+type noticeTickMsg struct{}
+
+// say shows text as a notice, for noticeTime again even when it is the
+// notice shown last (a refusal repeated).
+func (a *App) say(text string) {
+	a.notice, a.noticeSeen = text, ""
+}
+
+// cmdNotice times a new notice: it shows for noticeTime from now.
+func (a *App) cmdNotice() tea.Cmd {
+	if a.notice == a.noticeSeen {
+		return nil
+	}
+	a.noticeSeen, a.noticeAt = a.notice, a.now()
+	if a.notice == "" || a.manual {
+		return nil
+	}
+	return tea.Tick(noticeTime, func(time.Time) tea.Msg { return noticeTickMsg{} })
+}
+
+// noticeFresh reports whether the notice is still to be shown.
+func (a *App) noticeFresh() bool {
+	// A notice not timed yet (cmdNotice runs at the end of Update) is new.
+	return a.notice != "" && (a.notice != a.noticeSeen || a.now().Sub(a.noticeAt) < noticeTime)
+}
+
+// statusLine is the bottom row: the mode badge, then on the right the keys
+// of the current mode, pinned (they lose whole items from their end only
+// when the line cannot hold them and the badge, and the first, the way
+// out, stays); a fresh notice takes what is left for noticeTime (as
+// tmux's display-message), next to the counts when both fit; otherwise the
+// batch counts (or that no worker was dispatched yet), the batch kind, its
+// elapsed time, the run's cost and the waiting gates, which lose the kind,
+// the time and the cost first, then the "phase-5-poll" word, then are cut
+// with "…". A question or the search prompt takes the whole line.
 func (a *App) statusLine() string {
 	w := a.width
-	if p := a.promptLine(); p != "" {
-		return p
-	}
-	if a.confirm != nil && a.confirm.kind != confirmEnd {
-		return fit(" "+a.st.Prompt.Render(ansi.Truncate(a.confirm.text, max(w-1, 0), "…")), w)
+	if t, ok := a.top().(statusTaker); ok {
+		if l := t.StatusLine(w); l != "" {
+			return l
+		}
 	}
 	badge := a.mode.String()
-	if a.overview != nil {
-		badge = "OVERVIEW"
+	if h, ok := a.top().(hinter); ok {
+		badge = h.Badge()
+	}
+	if a.prefixed {
+		badge = "PREFIX"
 	}
 	if a.zoom {
 		badge += " ZOOM"
@@ -76,72 +124,106 @@ func (a *App) statusLine() string {
 	if a.readOnly {
 		left += a.st.Prompt.Render("read-only") + " "
 	}
-	sep := a.st.Hint.Render(" · ")
-	if a.haveRun {
-		v := a.run
-		counts := "no workers dispatched yet"
-		if len(v.Dispatches) > 0 {
-			counts = "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
-		}
-		gates := ""
-		if n := len(v.Gates); n > 0 {
-			gates = sep + a.st.Prompt.Render(a.gateText(n))
-		}
-		// Optional parts, dropped in this order when the line is short.
-		var opt []string
-		if v.BatchKind != "" && len(v.Dispatches) > 0 {
-			opt = append(opt, string(v.BatchKind))
-		}
-		if d, ok := a.batchElapsed(); ok {
-			opt = append(opt, formatElapsed(d))
-		}
-		if c := a.totalCost(); c != "" {
-			opt = append(opt, c)
-		}
-		for len(opt) > 0 && ansi.StringWidth(left+counts+sep+strings.Join(opt, sep)+gates) > w {
-			opt = opt[1:]
-		}
-		if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && ansi.StringWidth(left+counts+gates) > w {
-			counts = short
-		}
-		if len(opt) > 0 {
-			counts += sep + strings.Join(opt, sep)
-		}
-		left += counts + gates
-	}
-	notice := ""
-	if a.notice != "" {
-		notice = a.st.Notice.Render(a.notice)
-		if a.haveRun {
-			notice = sep + notice
-		}
-	}
-	lw, nw := ansi.StringWidth(left), ansi.StringWidth(notice)
-	if lw+nw > w && w-lw < 12 {
-		// Too little room to say anything: the notice waits for a
-		// wider line (it stays the last notice).
-		notice, nw = "", 0
-	} else if lw+nw > w {
-		notice = ansi.Truncate(notice, max(w-lw, 0), "…")
-		nw = ansi.StringWidth(notice)
-	}
+	lw := ansi.StringWidth(left)
 	right := ""
-	if room := w - lw - nw - 2; room > 0 {
-		if h := fitHint(a.hint(), room); h != "" {
+	if room := w - lw - 1; room > 0 {
+		// The keys take at most 2/5 of the line (their first item always).
+		h := a.hint()
+		first := ansi.StringWidth(strings.Split(h, " · ")[0])
+		if h = fitHint(h, min(max(room*2/5, first), room)); h != "" {
 			right = a.st.Hint.Render(h) + " "
 		}
 	}
-	return spread(left+notice, right, w)
+	rest := w - lw - ansi.StringWidth(right) - 1
+	sep := a.st.Hint.Render(" · ")
+	counts, gates := a.countsText(rest)
+	var mid string
+	if a.noticeFresh() {
+		notice := a.st.Notice.Render(a.notice)
+		nw := ansi.StringWidth(notice)
+		g := strings.TrimPrefix(gates, sep)
+		if g != "" {
+			g += sep
+		}
+		switch {
+		case counts+gates != "" && ansi.StringWidth(counts+gates)+3+nw <= rest:
+			mid = counts + gates + sep + notice
+		case rest-ansi.StringWidth(g) >= 12:
+			// The gates stay (they say the key); the notice takes the rest.
+			mid = g + ansi.Truncate(notice, rest-ansi.StringWidth(g), "…")
+		default:
+			mid = ansi.Truncate(notice, max(rest, 0), "…")
+		}
+	} else {
+		mid = counts + gates
+		if ansi.StringWidth(mid) > rest {
+			// The gates stay whole (they say the key); the counts are cut.
+			room := rest - ansi.StringWidth(gates)
+			switch {
+			case gates == "":
+				mid = ansi.Truncate(counts, max(rest, 0), "…")
+			case room >= 8:
+				mid = ansi.Truncate(counts, room, "…") + gates
+			default:
+				mid = ansi.Truncate(strings.TrimPrefix(gates, sep), max(rest, 0), "…")
+			}
+		}
+	}
+	return spread(left+mid, right, w)
+}
+
+// countsText is the batch counts with what fits of the kind, the elapsed
+// time and the cost in w cells, and the waiting gates (after a separator).
+func (a *App) countsText(w int) (counts, gates string) {
+	if !a.haveRun {
+		return "", ""
+	}
+	v := a.run
+	sep := a.st.Hint.Render(" · ")
+	counts = "no workers dispatched yet"
+	if len(v.Dispatches) > 0 {
+		counts = "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+	}
+	if n := len(v.Gates); n > 0 {
+		gates = sep + a.st.Prompt.Render(a.gateText(n))
+	}
+	// Optional parts, dropped in this order when the line is short.
+	var opt []string
+	if v.BatchKind != "" && len(v.Dispatches) > 0 {
+		opt = append(opt, string(v.BatchKind))
+	}
+	if d, ok := a.batchElapsed(); ok {
+		opt = append(opt, formatElapsed(d))
+	}
+	if c := a.totalCost(); c != "" {
+		opt = append(opt, c)
+	}
+	for len(opt) > 0 && ansi.StringWidth(counts+sep+strings.Join(opt, sep)+gates) > w {
+		opt = opt[1:]
+	}
+	if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && ansi.StringWidth(counts+gates) > w {
+		counts = short
+	}
+	if len(opt) > 0 {
+		counts += sep + strings.Join(opt, sep)
+	}
+	return counts, gates
 }
 
 // fitHint keeps the items of a key hint ("a: x · b: y") that fit in w
-// cells, dropping whole items from the end: a hint is never cut mid-word.
+// cells, dropping whole items from the end: a hint is never cut mid-word,
+// except its first item (the way out), which is cut with … rather than
+// dropped.
 func fitHint(h string, w int) string {
 	items := strings.Split(h, " · ")
-	for len(items) > 0 && ansi.StringWidth(strings.Join(items, " · ")) > w {
+	for len(items) > 1 && ansi.StringWidth(strings.Join(items, " · ")) > w {
 		items = items[:len(items)-1]
 	}
-	return strings.Join(items, " · ")
+	out := strings.Join(items, " · ")
+	if ansi.StringWidth(out) > w {
+		out = ansi.Truncate(out, max(w, 0), "…")
+	}
+	return out
 }
 
 // gateText counts the waiting gates with the key that opens the dialog
@@ -149,30 +231,44 @@ func fitHint(h string, w int) string {
 // typing into a pane or scrolling (where g is the pane's or "top").
 func (a *App) gateText(n int) string {
 	k := "(" + a.gateKey() + ")"
-	if n == 1 {
-		return "1 gate waiting " + k
+	if overlayOf[*gateDialog](a) != nil {
+		k = "" // the dialog is open
 	}
-	return strconv.Itoa(n) + " gates waiting " + k
+	if n == 1 {
+		return strings.TrimSpace("1 gate waiting " + k)
+	}
+	return strings.TrimSpace(strconv.Itoa(n) + " gates waiting " + k)
 }
 
 // gateKey is the key that opens the gate dialog from the current mode.
 func (a *App) gateKey() string {
-	g := a.keys.Gate.Help().Key
-	if a.mode == modeNav && a.overview == nil {
+	g := a.keys.Nav.Gate.Help().Key
+	if a.mode == modeNav && a.top() == nil {
 		return g
 	}
 	return a.keys.Prefix.Help().Key + " " + g
 }
 
-// hint names the keys of the current mode.
+// hint names the keys of the current mode, the way out first.
 func (a *App) hint() string {
-	prefix := a.keys.Prefix.Help().Key
-	if a.overview != nil {
-		return a.overviewHint()
+	p := a.keys.Prefix.Help().Key
+	if a.prefixed {
+		h := "?: all keys · esc: navigation · z: zoom · ←↓↑→: focus · [: scroll · w: overview"
+		if a.attached {
+			h += " · d: detach"
+		}
+		return h
+	}
+	if h, ok := a.top().(hinter); ok {
+		return h.Hint()
 	}
 	switch a.mode {
 	case modeInput:
-		return prefix + ": back to navigation"
+		h := p + " esc: navigation · " + p + " ?: keys"
+		if a.attached {
+			h += " · " + p + " d: detach"
+		}
+		return h + " · " + p + " [: scroll"
 	case modeScroll:
 		return a.scrollHint()
 	}
@@ -182,9 +278,9 @@ func (a *App) hint() string {
 	case a.readOnly:
 		return "?: help · w: overview"
 	case a.attached:
-		return "enter: type · ?: help · w: overview · d: detach · q: quit"
+		return "?: help · enter: type · w: overview · d: detach · q: detach or end"
 	}
-	return "enter: type · ?: help · w: overview · q: quit"
+	return "?: help · enter: type · w: overview · q: quit"
 }
 
 // tabStrip lists the panes when only the focused one fits: number,

@@ -22,39 +22,51 @@ func TestStatusLineFits(t *testing.T) {
 	v.Gates = []view.Gate{{ID: "C-003"}}
 	v.Usage = map[string]view.Usage{"d-001": {Input: 10, CostUSD: 0.5, Priced: true}}
 	a.onRunView(v)
-	a.gate = nil
+	a.closeOverlays()
 	a.notice = "worker claude-analyser-2 settled: completed after a long and winding road"
-	for _, m := range []mode{modeNav, modeInput, modeScroll} {
-		a.mode = m
-		hint := a.hint()
-		for w := 20; w <= 160; w++ {
-			a.width = w
-			line := ansi.Strip(a.statusLine())
-			if got := ansi.StringWidth(line); got != w {
-				t.Fatalf("%v at %d: width %d: %q", m, w, got, line)
-			}
-			if w >= 60 && !strings.Contains(line, "1 gate waiting") {
-				t.Errorf("%v at %d: the gates are gone: %q", m, w, line)
-			}
-			// The hint ends the line: whole items of it, or none; never
-			// a piece of an item.
-			trimmed := strings.TrimRight(line, " ")
-			whole := false
-			items := strings.Split(hint, " · ")
-			for k := 1; k <= len(items); k++ {
-				if strings.HasSuffix(trimmed, strings.Join(items[:k], " · ")) {
-					whole = true
+	for _, fresh := range []bool{true, false} {
+		a.noticeAt, a.noticeSeen = testNow, a.notice
+		if !fresh {
+			a.noticeAt = testNow.Add(-noticeTime)
+		}
+		for _, m := range []mode{modeNav, modeInput, modeScroll} {
+			a.mode = m
+			hint := a.hint()
+			out := strings.Split(hint, " · ")[0] // the way out of the mode
+			for w := 20; w <= 160; w++ {
+				a.width = w
+				line := ansi.Strip(a.statusLine())
+				if got := ansi.StringWidth(line); got != w {
+					t.Fatalf("%v at %d: width %d: %q", m, w, got, line)
 				}
-			}
-			if !whole {
-				for n := 3; n < len(hint); n++ {
-					if strings.HasSuffix(trimmed, hint[:n]) {
-						t.Errorf("%v at %d: a cut hint %q: %q", m, w, hint[:n], line)
+				if w >= 60 && !fresh && !strings.Contains(line, "1 gate waiting") {
+					t.Errorf("%v at %d: the gates are gone: %q", m, w, line)
+				}
+				if w >= 50 && !strings.Contains(line, out) {
+					t.Errorf("%v at %d: the way out (%q) is gone: %q", m, w, out, line)
+				}
+				// The hint ends the line: whole items of it; never a
+				// piece of an item.
+				trimmed := strings.TrimRight(line, " ")
+				whole := false
+				items := strings.Split(hint, " · ")
+				for k := 1; k <= len(items); k++ {
+					if strings.HasSuffix(trimmed, strings.Join(items[:k], " · ")) {
+						whole = true
 					}
 				}
-			}
-			if strings.Contains(line, "worker claude") && !strings.Contains(line, "road") && !strings.Contains(line, "…") {
-				t.Errorf("%v at %d: the notice is cut without …: %q", m, w, line)
+				if !whole && w >= 50 {
+					t.Errorf("%v at %d: a cut hint: %q", m, w, line)
+				}
+				if fresh && w >= 60 && !strings.Contains(line, "worker cl") {
+					t.Errorf("%v at %d: the fresh notice is gone: %q", m, w, line)
+				}
+				if !fresh && strings.Contains(line, "worker claude") {
+					t.Errorf("%v at %d: the notice outlived its time: %q", m, w, line)
+				}
+				if strings.Contains(line, "worker claude") && !strings.Contains(line, "road") && !strings.Contains(line, "…") {
+					t.Errorf("%v at %d: the notice is cut without …: %q", m, w, line)
+				}
 			}
 		}
 	}

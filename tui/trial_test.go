@@ -36,7 +36,7 @@ func TestQuitDialogCountsGatesAndWorkers(t *testing.T) {
 			t.Fatalf("%v: the dialog miscounts:\n%s", keys, p)
 		}
 		hs.key("esc")
-		if hs.app.confirm != nil || hs.ended != nil || hs.endRuns != 0 {
+		if confirmOf(hs.app) != nil || hs.ended != nil || hs.endRuns != 0 {
 			t.Fatalf("%v then esc did not just close the dialog", keys)
 		}
 	}
