@@ -41,6 +41,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	last     *tui.ViewState // the last detached screen's view
+	scripted bool           // the lead is a script (tui.Config.ScriptedLead)
 	sessions map[*attach.Session]struct{}
 	gone     chan struct{} // a session ended (buffered 1)
 	// colors are the terminal colours the attached screens reported,
@@ -59,6 +60,14 @@ type screenColors struct {
 // SetEngine: a screen attaching in between waits for it.
 func New(prefix string) *Host {
 	return &Host{prefix: prefix, ready: make(chan struct{}), sessions: map[*attach.Session]struct{}{}, gone: make(chan struct{}, 1)}
+}
+
+// SetScriptedLead says the lead's pane runs a script the human watches
+// (the demo's): its screens start in navigation (tui.Config.ScriptedLead).
+func (h *Host) SetScriptedLead(on bool) {
+	h.mu.Lock()
+	h.scripted = on
+	h.mu.Unlock()
 }
 
 // SetEngine gives the host its engine; call it once, after engine.Start.
@@ -91,7 +100,7 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	h.mu.Lock()
-	restore := h.last
+	restore, scripted := h.last, h.scripted
 	h.mu.Unlock()
 	// The client checked its alerts; a bad list still gets the default.
 	alerts, _ := tui.AlertsFor(p.Env)
@@ -107,6 +116,7 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 		Restore:  restore,
 		// The first key reaches the lead (a restored view state wins).
 		TypeIntoLead: true,
+		ScriptedLead: scripted,
 		// The run overview reads the workers' logs and results.
 		ProjectRoot: eng.ProjectRoot(),
 		// Bells and notifications go to this client's terminal, through

@@ -144,7 +144,7 @@ func TestHostServesScreens(t *testing.T) {
 	c := attachTo(t, sock, 80, 24, true)
 	b.waitFor("lead-is-here")
 	c.waitFor("read-only")
-	b.typeBytes("q")
+	b.typeBytes("\x02q") // the last screen detached typing: b types too
 	b.waitFor("Detach, or end the run?")
 	b.typeBytes("e")
 	if o := b.ended(); o.Reason != attach.ReasonRunEnded {
