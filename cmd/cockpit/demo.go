@@ -50,6 +50,11 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 			if err := opts.Alerts.check(); err != nil {
 				return err
 			}
+			p, err := tui.ParsePrefix(opts.Prefix)
+			if err != nil {
+				return &usageError{fmt.Errorf("$COCKPIT_PREFIX: %w", err)}
+			}
+			opts.Prefix = p
 			opts.Ctx = cmd.Context()
 			if !opts.IO.IsStdoutTTY() {
 				opts.Headless = true
@@ -142,6 +147,9 @@ func demoScreen(o *DemoOptions) error {
 	}
 	sock := filepath.Join(d.dir, "cockpit.sock")
 	args := engineArgs(d.root, d.run.Manifest.Display, sock, p.Cols, p.Rows, o.Prefix, []string{bin, "demo", "lead"})
+	// The demo's lead is a script: its screen starts in navigation, so the
+	// keys its intro lists drive the screen.
+	args = append([]string{"--scripted-lead"}, args...)
 	if !o.Keep {
 		args = append([]string{"--remove-dir", d.dir}, args...)
 	} else {

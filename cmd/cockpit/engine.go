@@ -42,6 +42,9 @@ type EngineOptions struct {
 	Cols, Rows int
 	ReadyFD    int
 	RemoveDir  string // removed when the engine ends (the demo's temp dir)
+	// ScriptedLead: the lead is a script (the demo's); screens start in
+	// navigation (tui.Config.ScriptedLead).
+	ScriptedLead bool
 }
 
 // NewCmdEngine parses `engine`; runF (engineRun when nil) does it.
@@ -60,6 +63,11 @@ func NewCmdEngine(f *Factory, runF func(*EngineOptions) error) *cobra.Command {
 				return &usageError{fmt.Errorf("unexpected argument %q; put the lead command after --lead --", args[0])}
 			}
 			opts.Lead = args
+			p, err := tui.ParsePrefix(opts.Prefix)
+			if err != nil {
+				return &usageError{fmt.Errorf("--prefix (or $COCKPIT_PREFIX): %w", err)}
+			}
+			opts.Prefix = p
 			if runF != nil {
 				return runF(opts)
 			}
@@ -74,6 +82,7 @@ func NewCmdEngine(f *Factory, runF func(*EngineOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.Rows, "rows", 0, "the first screen's rows")
 	cmd.Flags().IntVar(&opts.ReadyFD, "ready-fd", 0, "an inherited pipe to write one line on: ok, or why the engine did not start")
 	cmd.Flags().StringVar(&opts.RemoveDir, "remove-dir", "", "a directory to remove when the engine ends (the demo's)")
+	cmd.Flags().BoolVar(&opts.ScriptedLead, "scripted-lead", false, "the lead is a script the human watches (the demo's): screens start in navigation")
 	return cmd
 }
 
@@ -118,6 +127,7 @@ func engineRun(o *EngineOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	he.host.SetScriptedLead(o.ScriptedLead)
 	cp, run := he.cp, he.cp.Run()
 	fmt.Fprintf(o.IO.Err, "%s cockpit engine: pid %d serving %s at %s\n", time.Now().Format(time.RFC3339), os.Getpid(), run.Manifest.Display, cp.SocketPath())
 	say("ok")

@@ -55,6 +55,11 @@ lead command is not used.`,
 			if err := opts.Alerts.check(); err != nil {
 				return err
 			}
+			p, err := tui.ParsePrefix(opts.Prefix)
+			if err != nil {
+				return &usageError{fmt.Errorf("--prefix (or $COCKPIT_PREFIX): %w", err)}
+			}
+			opts.Prefix = p
 			opts.Ctx, opts.Lead, opts.LeadGiven = cmd.Context(), args, len(args) > 0
 			if len(opts.Lead) == 0 {
 				opts.Lead = []string{opts.Shell}
