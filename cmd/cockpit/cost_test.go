@@ -38,8 +38,7 @@ func TestDemoShowsCost(t *testing.T) {
 		return m != nil
 	})
 	// Zoomed, each worker's pane title has room for its model and its cost
-	// (the screen types into the lead at start: the prefix first).
-	s.keys("C-b")
+	// (the demo's screen starts in navigation: its lead is a script).
 	for _, p := range []struct{ key, title string }{
 		{"2", "Codex analyser · sim · sim-ok-4s"}, {"3", "Antigravity analyser · sim · sim-fail-3s"},
 		{"4", "Claude analyser · sim · sim-slow-10s"}, {"5", "Grok analyser · sim · sim-ok-6s"},
@@ -94,7 +93,7 @@ func TestOpenShowsFakeProvidersCost(t *testing.T) {
 		return total.MatchString(statusRow(scr))
 	})
 	cost := regexp.MustCompile(`· \$\d+\.\d\d( |$)`)
-	s.keys("C-b") // the screen types into the lead at start
+	s.navigate() // the screen types into the lead at start
 	for _, p := range []struct{ key, label string }{{"2", "Codex analyser"}, {"4", "Claude analyser"}} {
 		s.keys(p.key)
 		s.waitScreen("focus on "+p.label, 5*time.Second, func(scr string) bool { return focusedTitle(scr, p.label) })

@@ -69,7 +69,7 @@ func TestGateInTheScreen(t *testing.T) {
 	})
 	// The screen types into the lead at start; the human leaves it to
 	// watch, so the gate's dialog opens by itself when it comes.
-	s.keys("C-b")
+	s.navigate()
 	os.WriteFile(filepath.Join(work, "go1"), nil, 0o644)
 
 	// The dialog, with both options in full, over a screen whose finished
@@ -94,8 +94,7 @@ func TestGateInTheScreen(t *testing.T) {
 	// Choose the alternative with the keys, add a note, answer.
 	s.keys("Down")
 	s.waitScreen("the alternative chosen", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "▸ 2.") })
-	s.keys("Tab")
-	s.typeText("importers move first")
+	s.typeText("importers move first") // the note has the keyboard
 	s.keys("Enter")
 	waitFor(t, "gate ask to return", 20*time.Second, func() bool { _, err := os.Stat(filepath.Join(work, "s2.done")); return err == nil })
 
