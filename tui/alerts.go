@@ -260,7 +260,8 @@ func (a *App) watchRun(prev view.RunView, first bool, v view.RunView) {
 			if pv != nil && pv.log != nil {
 				pv = nil
 			}
-			a.raise(AlertFail, pv, dispatchLabel(d)+" failed: "+exitReason(d))
+			// The worker's own last error line, first (issue 17, finding 6).
+			a.raise(AlertFail, pv, dispatchLabel(d)+" failed: "+exitCell(d))
 		}
 	}
 	bs := batches(v.Dispatches)

@@ -114,7 +114,7 @@ func TestAlertsRing(t *testing.T) {
 		t.Fatalf("a completed worker rang: %q", got)
 	}
 	got := raws(a, alertRun(state.StatusCompleted, state.StatusError))
-	want := "\a\x1b]9;cockpit: Antigravity analyser · gemini failed: error (exit 1): the model refused\x07" +
+	want := "\a\x1b]9;cockpit: Antigravity analyser · gemini failed: exit 1: the model refused\x07" +
 		"\x1b]9;cockpit: batch 1 · initial · dispatched 15:08:26 · 1 done, 1 failed · settled after 40s\x07"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("failure and settled batch wrote %q\nwant %q", got, want)

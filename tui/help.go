@@ -211,7 +211,7 @@ func (h *helpOverlay) box() []string {
 				more = "▼"
 			}
 			if more != "" {
-				l = fitCut(l, width-2) + " " + st.HelpKey.Render(more)
+				l = fitCut(strings.TrimRight(l, " "), width-2) + " " + st.HelpKey.Render(more)
 			}
 			window = append(window, l)
 		}

@@ -268,10 +268,29 @@ func (e *screenEnv) dispatchRow(i int) overviewRow {
 		}
 		r.elapsed = formatElapsed(max(end.Sub(t), 0))
 	}
-	r.reason = exitReason(d)
+	r.reason = exitCell(d)
 	u, ok := e.run.Usage[d.DispatchID]
-	r.tokens, r.cost = usageTokens(u, ok), usageCost(u, ok)
+	r.tokens, r.cost = usageTokens(u, ok), usageCost(u, ok, "?")
 	return r
+}
+
+// exitCell says how a dispatch ended in the overview's narrow column: the
+// worker's own last error line first (issue 17, finding 6: the reason the
+// wrapper records is the CLI's last error line), after the exit code; the
+// glyph before it already says failed, timed out or not run.
+func exitCell(d state.Dispatch) string {
+	if d.Reason == "" || d.Status == state.StatusCompleted || !d.Terminal() {
+		return exitReason(d)
+	}
+	s := d.Reason
+	if d.ExitCode != nil && *d.ExitCode != 0 {
+		code := strconv.Itoa(*d.ExitCode)
+		if s == "exit status "+code {
+			return "exit " + code // the wrapper said no more than that
+		}
+		s = "exit " + code + ": " + s
+	}
+	return s
 }
 
 // exitReason says how a dispatch ended: its status, exit code and reason.
@@ -510,7 +529,7 @@ func (a *screenEnv) overlayTitle(title, keys string) string {
 	tw := ansi.StringWidth(title)
 	right := ""
 	if room := w - tw - 4; room > 0 {
-		if k := fitHint(keys, room); k != "" {
+		if k := fitHint(keys, room); k != "" && !strings.HasSuffix(k, "…") {
 			right = " " + k + " ━"
 		}
 	}
@@ -526,17 +545,24 @@ func dispatchLabel(d state.Dispatch) string {
 	return d.DispatchID
 }
 
-// usageCost is a dispatch's cost for the overview: "—" without usage, "?"
-// when it used tokens at no known price.
-func usageCost(u view.Usage, ok bool) string {
+// usageCost is a dispatch's cost: "—" without usage, unknown when it used
+// tokens at no known price ("?" in the overview, "$?" in a title), with
+// " cli" after it when the figure is the CLI's own (claude's
+// total_cost_usd; DECISIONS 44), not the catalog's price of its tokens.
+func usageCost(u view.Usage, ok bool, unknown string) string {
 	switch {
 	case !ok:
 		return "—"
 	case !u.Priced:
-		return "?"
+		return unknown
+	case u.CLICost():
+		return formatUSD(u.CostUSD) + " " + cliMark
 	}
 	return formatUSD(u.CostUSD)
 }
+
+// cliMark follows a cost the CLI reported itself.
+const cliMark = "cli"
 
 // usageTokens is a dispatch's tokens for the overview, input/cached/output
 // ("12.3k/40k/1.2k"), "—" without usage.

@@ -76,7 +76,7 @@ func (a *App) titleBar(pv *paneView) string {
 		base, rule = a.st.TitleFocused, "━"
 	}
 	glyph := a.glyph(pv)
-	label, rest := a.titleText(pv)
+	head, label, cost, rest := a.titleText(pv)
 	var tags []string
 	if pv.log != nil {
 		tags = append(tags, "log")
@@ -107,16 +107,32 @@ func (a *App) titleBar(pv *paneView) string {
 	if avail <= 0 {
 		return base.Render(fit(rule+" "+glyph.plain, w))
 	}
-	text := label + rest + tag
-	if ansi.StringWidth(text) > avail {
-		// Cut from the right, keeping the tag (it says what mode the pane
-		// is in) unless it would leave too little of the number, elapsed
-		// time and label.
-		keep := avail - ansi.StringWidth(tag)
-		if keep < min(ansi.StringWidth(label), 12) {
-			tag, keep = "", avail
+	text := head + label + cost + rest + tag
+	if W := ansi.StringWidth; W(text) > avail {
+		base := head + label + cost
+		if room := avail - W(base) - W(tag); room >= 0 {
+			// The rest (model, exit, program title) is cut first.
+			r := ""
+			switch {
+			case room >= 6:
+				r = cutRight(rest, room)
+			case room >= 2:
+				r = " …"
+			}
+			text = base + r + tag
+		} else {
+			// Then the label, keeping the number, time and cost, and the
+			// tag (it says what mode the pane is in) unless that leaves
+			// too little of the label.
+			room := avail - W(head) - W(cost) - W(tag)
+			if room < min(W(label), 12) {
+				tag, room = "", avail-W(head)-W(cost)
+			}
+			if room < min(W(label), 2) {
+				cost, room = "", avail-W(head)
+			}
+			text = cutRight(head+cutRight(label, max(room, 1))+cost+tag, avail)
 		}
-		text = cutRight(label+rest, max(keep, 1)) + tag
 		text = ansi.Truncate(text, avail, "…")
 	}
 	// Styling costs more than everything above; a title whose text did not
