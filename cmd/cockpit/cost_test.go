@@ -45,7 +45,10 @@ func TestDemoShowsCost(t *testing.T) {
 	} {
 		label, _, _ := strings.Cut(p.title, " · ")
 		s.keys(p.key, "z")
-		paneCost := regexp.MustCompile(regexp.QuoteMeta(p.title) + ` · \$\d+\.\d\d`)
+		// The cost right after the label, before the model (issue 17,
+		// finding 13: it is cut last).
+		title, model, _ := strings.Cut(strings.TrimPrefix(p.title, label+" · "), " · ")
+		paneCost := regexp.MustCompile(regexp.QuoteMeta(label+" · "+title) + ` · \$\d+\.\d\d( cli)? · ` + regexp.QuoteMeta(model))
 		s.waitScreen(label+"'s cost in its zoomed title", 10*time.Second, func(scr string) bool {
 			return focusedTitle(scr, label) && paneCost.MatchString(titleLine(scr, label))
 		})

@@ -56,7 +56,7 @@ func TestOverviewShowsReclaimedLog(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(row, "✗") || !strings.Contains(row, "error") || !strings.Contains(row, "gemini-3.1-pro") {
+	if !strings.Contains(row, "✗") || !strings.Contains(row, "exit 1") || !strings.Contains(row, "gemini-3.1-pro") {
 		t.Fatalf("the reclaimed, failed worker's row: %q\n%s", row, scr)
 	}
 	if !strings.Contains(scr, "1 failed") || !strings.Contains(scr, "2 done") {
@@ -114,6 +114,6 @@ func TestFailingWorkerRingsBell(t *testing.T) {
 	waitFor(t, "the failing worker to settle", 20*time.Second, func() bool { return l.sidecarDone(fixture.AntigravityPrompt) })
 	waitFor(t, "the bell", 10*time.Second, func() bool { return bellFlag() == "1" })
 	s.waitScreen("the failure on the status line and the pane's flag", 10*time.Second, func(scr string) bool {
-		return strings.Contains(scr, "Antigravity analyser · gemini-3.1-pro failed: error (exit 3)") && strings.Contains(titleLine(scr, "Antigravity analyser"), "✗⚑")
+		return strings.Contains(scr, "Antigravity analyser · gemini-3.1-pro failed: exit 3") && strings.Contains(titleLine(scr, "Antigravity analyser"), "✗⚑")
 	})
 }
