@@ -172,14 +172,11 @@ func TestDemoFirstKeyInTmux(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit, reg := exitFile(t), engineRegistry(t)
 	s := newTmux(t, 80, 24, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
-	scr := s.waitScreen("the demo's intro and a worker pane", 20*time.Second, func(scr string) bool {
-		return strings.Contains(scr, "Keys: ? help") && titleLine(scr, "Codex analyser") != ""
-	})
+	scr := s.waitScreen("the demo's screen", 20*time.Second, func(scr string) bool { return titleLine(scr, "1 lead") != "" })
 	if badge(scr) != "NAV" || !focusedTitle(scr, "1 lead") {
 		t.Fatalf("the demo does not start in navigation on the lead:\n%s", scr)
 	}
-	s.keys("Right")
-	s.waitScreen("the focus on a worker", 5*time.Second, func(scr string) bool { return !focusedTitle(scr, "1 lead") })
+	// The first key is the screen's.
 	s.keys("?")
 	s.waitFor("cockpit keys", 5*time.Second)
 	s.keys("q")
@@ -187,6 +184,9 @@ func TestDemoFirstKeyInTmux(t *testing.T) {
 	if strings.Contains(scr, "?q") || strings.Contains(scr, "Detach, or end the run?") {
 		t.Fatalf("the keys reached the story, or q did more than close the help:\n%s", scr)
 	}
+	s.waitScreen("a worker pane", 20*time.Second, func(scr string) bool { return titleLine(scr, "Codex analyser") != "" })
+	s.keys("Right")
+	s.waitScreen("the focus on a worker", 5*time.Second, func(scr string) bool { return !focusedTitle(scr, "1 lead") })
 	s.keys("C-b", "q") // over a gate dialog too, if the story got there
 	s.waitFor("Detach, or end the run?", 5*time.Second)
 	s.keys("e")
