@@ -248,8 +248,9 @@ func TestTrackGemini(t *testing.T) {
 	// The metadata line first, the messages later: incremental.
 	first := bytes.IndexByte(data, '\n') + 1
 	os.WriteFile(path, data[:first], 0o644)
-	if _, more := tr.Changed(path); len(more) != 1 || more[0].Path != path {
-		t.Fatalf("Changed(chat) watches %v", more)
+	subs := filepath.Join(chats, "683b3ea8-f8ec-4fcc-bb02-c2db770dc605")
+	if _, more := tr.Changed(path); len(more) != 2 || more[0] != (Watch{Path: path}) || more[1] != (Watch{Path: subs, Dir: true}) {
+		t.Fatalf("Changed(chat) watches %v, want the chat and its subagents' directory", more)
 	}
 	if _, ok := tr.Usage()["g1"]; ok {
 		t.Fatal("usage before any message")
@@ -262,6 +263,31 @@ func TestTrackGemini(t *testing.T) {
 	}
 	if u := tr.Usage()["g1"]; u.Input != 2*mockIn || u.Cached != 2*mockCached || u.Output != 2*mockOut || u.Model != "gemini-3.1-pro" || u.Source != "gemini chat" {
 		t.Fatalf("usage = %+v", u)
+	}
+	// Its subagents' chats (gemini-cli 0.61: <chats>/<session id>/<subagent
+	// id>.jsonl, a subagent's own subagent's there too) are the worker's
+	// tokens too.
+	sub := filepath.Join(subs, "sub-1.jsonl")
+	os.MkdirAll(subs, 0o755)
+	os.WriteFile(sub, []byte(`{"sessionId":"sub-1","projectHash":"x","startTime":"2026-12-01T20:23:40.000Z","kind":"subagent"}`+"\n"+
+		`{"id":"s1","type":"gemini","content":"","tokens":{"input":500,"output":20,"cached":100,"thoughts":5,"tool":0,"total":525},"model":"gemini-3.1-flash"}`+"\n"), 0o644)
+	changed, more = tr.Changed(sub)
+	if !changed || len(more) != 1 || more[0] != (Watch{Path: sub}) {
+		t.Fatalf("Changed(subagent chat) = %v, %v", changed, more)
+	}
+	deeper := filepath.Join(subs, "sub-2.jsonl")
+	os.WriteFile(deeper, []byte(`{"id":"s2","type":"gemini","content":"","tokens":{"input":50,"output":2,"cached":0,"thoughts":0,"tool":0,"total":52},"model":"gemini-3.1-flash"}`+"\n"), 0o644)
+	tr.Changed(deeper)
+	u := tr.Usage()["g1"]
+	if u.Input != 2*mockIn+400+50 || u.Cached != 2*mockCached+100 || u.Output != 2*mockOut+25+2 || u.Model != "gemini-3.1-pro" {
+		t.Fatalf("usage with subagents = %+v", u)
+	}
+	// Once settled, a later subagent chat is not its.
+	tr.Settled("g1")
+	late := filepath.Join(subs, "sub-3.jsonl")
+	os.WriteFile(late, []byte(`{"id":"s3","type":"gemini","content":"","tokens":{"input":9000,"output":9,"cached":0,"thoughts":0,"tool":0,"total":9009},"model":"gemini-3.1-flash"}`+"\n"), 0o644)
+	if changed, _ := tr.Changed(late); changed || tr.Usage()["g1"] != u {
+		t.Fatal("a settled worker took a later subagent chat")
 	}
 }
 

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +50,10 @@ type Tracker struct {
 	// wait on: gemini names a project's directory there at its first
 	// start in it.
 	registries map[string]bool
-	sums       map[string]Summary
+	// subDirs are gemini's directories of a session's subagent chats,
+	// by the worker they belong to.
+	subDirs map[string]*tracked
+	sums    map[string]Summary
 }
 
 type tracked struct {
@@ -63,6 +67,17 @@ type tracked struct {
 	// {sessionId}): its evidence names that id.
 	idOnArgv bool
 	waitReg  bool // gemini: its project is not in gemini's registry yet
+	// subs follow the chats of a gemini worker's subagents, by path.
+	subs map[string]*Follower
+}
+
+// follower is w's follower of path: its evidence file's, or a subagent
+// chat's.
+func (w *tracked) follower(path string) *Follower {
+	if w.f != nil && w.f.Path == path {
+		return w.f
+	}
+	return w.subs[path]
 }
 
 // NewTracker makes a tracker pricing with cat (nil: everything unpriced)
@@ -71,7 +86,7 @@ func NewTracker(cat *workers.Catalog, homes Homes) *Tracker {
 	return &Tracker{
 		cat: cat, homes: homes, ds: map[string]*tracked{}, files: map[string][]*tracked{},
 		dirs: map[string]Format{}, claimed: map[string]bool{}, metas: map[string]RolloutMeta{}, sums: map[string]Summary{},
-		gmetas: map[string]GeminiChatMeta{}, registries: map[string]bool{},
+		gmetas: map[string]GeminiChatMeta{}, registries: map[string]bool{}, subDirs: map[string]*tracked{},
 	}
 }
 
@@ -203,9 +218,7 @@ func (t *Tracker) add(d Dispatch) []Watch {
 		}
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
-				out = append(out, Watch{Path: got})
-			}
+			out = append(out, t.associate(filepath.Join(dir, e.Name()))...)
 			if w.f != nil {
 				break
 			}
@@ -237,8 +250,10 @@ func (t *Tracker) Changed(path string) (changed bool, more []Watch) {
 	defer t.mu.Unlock()
 	if ws, ok := t.files[path]; ok {
 		for _, w := range ws {
-			if c, _ := w.f.Update(); c {
-				changed = t.price(w) || changed
+			if f := w.follower(path); f != nil {
+				if c, _ := f.Update(); c {
+					changed = t.price(w) || changed
+				}
 			}
 		}
 		return changed, nil
@@ -246,21 +261,25 @@ func (t *Tracker) Changed(path string) (changed bool, more []Watch) {
 	if t.registries[path] {
 		return t.registryChanged()
 	}
+	if _, ok := t.subDirs[filepath.Dir(path)]; ok {
+		more := t.followSubagent(path)
+		return len(more) > 0, more
+	}
 	if _, ok := t.dirs[filepath.Dir(path)]; !ok || t.claimed[path] {
 		return false, nil
 	}
-	if got := t.associate(path); got != "" {
-		return true, []Watch{{Path: got}}
+	if more := t.associate(path); len(more) > 0 {
+		return true, more
 	}
 	return false, nil
 }
 
 // associate ties entry, a new entry of an evidence directory, to the
-// worker it belongs to, and returns the file to watch for it ("" when it
-// is nobody's, or nothing to watch beyond the directory).
-func (t *Tracker) associate(entry string) string {
+// worker it belongs to, and returns what to watch for it (none when it is
+// nobody's).
+func (t *Tracker) associate(entry string) []Watch {
 	if t.claimed[entry] {
-		return ""
+		return nil
 	}
 	dir := filepath.Dir(entry)
 	var waiting []*tracked
@@ -270,92 +289,26 @@ func (t *Tracker) associate(entry string) string {
 		}
 	}
 	if len(waiting) == 0 {
-		return ""
+		return nil
 	}
 	slices.SortFunc(waiting, func(a, b *tracked) int { return a.d.Started.Compare(b.d.Started) })
 	switch waiting[0].format {
 	case CodexRollout:
-		return t.associateRollout(entry, waiting)
+		return watchFile(t.associateRollout(entry, waiting))
 	case KimiWire:
-		return t.associateKimi(entry, waiting)
+		return watchFile(t.associateKimi(entry, waiting))
 	case GeminiChat:
 		return t.associateGemini(entry, waiting)
 	}
-	return ""
+	return nil
 }
 
-// registryChanged looks up the chats directory of every gemini worker
-// waiting for its project to be registered, and ties the chats already
-// there. It returns the directories (and files) to watch.
-func (t *Tracker) registryChanged() (changed bool, more []Watch) {
-	for _, w := range t.ds {
-		if !w.waitReg {
-			continue
-		}
-		dir := t.homes.GeminiChatsDir(w.d.Cwd)
-		if dir == "" {
-			continue
-		}
-		w.waitReg, w.dir = false, dir
-		t.dirs[dir] = GeminiChat
-		more = append(more, Watch{Path: dir, Dir: true})
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
-				changed = true
-				more = append(more, Watch{Path: got})
-			}
-		}
+// watchFile is a watch of path, none when path is "".
+func watchFile(path string) []Watch {
+	if path == "" {
+		return nil
 	}
-	return changed, more
-}
-
-// associateGemini ties a gemini chat recording to a worker: by the
-// session id its first line names, for a worker whose CLI was given its
-// id; else to the earliest waiting worker of that directory (the
-// project hash) that started before the chat did.
-func (t *Tracker) associateGemini(path string, waiting []*tracked) string {
-	if !IsGeminiChat(path) {
-		return ""
-	}
-	meta, ok := t.gmetas[path]
-	if !ok {
-		if meta, ok = ReadGeminiChatMeta(path); !ok {
-			return "" // not written yet: looked at again on its next event
-		}
-		t.gmetas[path] = meta
-	}
-	if meta.Kind == "subagent" {
-		return ""
-	}
-	dir := filepath.Dir(path)
-	for _, w := range waiting {
-		if w.format == GeminiChat && w.dir == dir && w.idOnArgv && w.d.SessionID == meta.SessionID {
-			t.follow(w, path)
-			return path
-		}
-	}
-	for _, w := range waiting {
-		if w.format != GeminiChat || w.dir != dir || w.idOnArgv || !sameProject(meta.ProjectHash, w.d.Cwd) {
-			continue
-		}
-		if !meta.Start.IsZero() && !w.d.Started.IsZero() && meta.Start.Before(w.d.Started.Add(-5*time.Second)) {
-			continue
-		}
-		t.follow(w, path)
-		return path
-	}
-	return ""
-}
-
-// sameProject says whether hash is gemini's project hash of cwd (as
-// given, or with its symbolic links resolved).
-func sameProject(hash, cwd string) bool {
-	if hash == GeminiProjectHash(cwd) {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(cwd)
-	return err == nil && hash == GeminiProjectHash(real)
+	return []Watch{{Path: path}}
 }
 
 // associateRollout ties a codex rollout to a worker: by the session id
@@ -455,13 +408,25 @@ func (t *Tracker) Settled(id string) []Watch {
 				t.follow(w, other)
 			}
 		}
-		if c, _ := w.f.Update(); c {
+		c, _ := w.f.Update()
+		for _, f := range w.subs {
+			if cs, _ := f.Update(); cs {
+				c = true
+			}
+		}
+		if c {
 			t.price(w)
 		}
-		path := w.f.Path
-		t.files[path] = slices.DeleteFunc(t.files[path], func(x *tracked) bool { return x == w })
-		if len(t.files[path]) == 0 {
-			delete(t.files, path)
+		for _, path := range append(slices.Collect(maps.Keys(w.subs)), w.f.Path) {
+			t.files[path] = slices.DeleteFunc(t.files[path], func(x *tracked) bool { return x == w })
+			if len(t.files[path]) == 0 {
+				delete(t.files, path)
+			}
+		}
+		for dir, o := range t.subDirs {
+			if o == w {
+				delete(t.subDirs, dir)
+			}
 		}
 		return nil
 	}
@@ -479,9 +444,7 @@ func (t *Tracker) Settled(id string) []Watch {
 		}
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if got := t.associate(filepath.Join(dir, e.Name())); got != "" {
-				out = append(out, Watch{Path: got})
-			}
+			out = append(out, t.associate(filepath.Join(dir, e.Name()))...)
 			if w.f != nil {
 				break
 			}
@@ -497,6 +460,11 @@ func (t *Tracker) Settled(id string) []Watch {
 // price recomputes w's summary; it reports whether it changed.
 func (t *Tracker) price(w *tracked) bool {
 	tot := w.f.Totals()
+	for _, f := range w.subs {
+		for m, n := range f.Totals().ByModel {
+			tot.ByModel[m] = tot.ByModel[m].add(n)
+		}
+	}
 	if tot.All().Sum() == 0 {
 		return false
 	}
@@ -532,10 +500,12 @@ func (t *Tracker) UpdateAll() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	changed := false
-	for _, ws := range t.files {
+	for path, ws := range t.files {
 		for _, w := range ws {
-			if c, _ := w.f.Update(); c {
-				changed = t.price(w) || changed
+			if f := w.follower(path); f != nil {
+				if c, _ := f.Update(); c {
+					changed = t.price(w) || changed
+				}
 			}
 		}
 	}
