@@ -75,6 +75,9 @@ func TestTeamRefusalsAreOkstras(t *testing.T) {
 	if r.code != 2 || r.stderr != "cockpit"+reason {
 		t.Fatalf("cockpit team reclaim: exit %d\nstderr %q", r.code, r.stderr)
 	}
+	if d := diffSnapshots(before, snapshotFiles(t, root)); len(d) > 0 {
+		t.Fatalf("a refused team reclaim changed files: %v", d)
+	}
 	// Refusals of the other three alike: no cockpit serving the pane run.
 	fixture.SetTerminalBackend(t, root, fixture.PaneBackend)
 	before = snapshotFiles(t, root)
