@@ -202,3 +202,29 @@ func TestAwaitPrintsAFailedWorkersReason(t *testing.T) {
 		t.Fatalf("team await: exit %d\n%s\nwant the line %q", r.code, r.stdout, want)
 	}
 }
+
+// Issue 17.17: approval-decision open takes --ledger (and the run's task
+// key, type and seq) from the run manifest, as gate ask does, and its help
+// marks the flags it requires.
+func TestApprovalOpenDefaultsFromTheRunManifest(t *testing.T) {
+	root := fixture.Copy(t)
+	r := cockpit(t, root, []string{"COCKPIT_RUN_MANIFEST=" + fixture.RunManifest},
+		"approval-decision", "open", "--project-root", root, "--clarification-id", "C-001",
+		"--statement", "Which order?", "--expected-form", "one of the options")
+	ledger := filepath.Join(root, fixture.RunDir, "state", "approval-decisions-feature-analysis-002.json")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "opened C-001 in "+ledger+"\n") {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	data, _ := os.ReadFile(ledger)
+	for _, want := range []string{`"taskKey": "dev-10860"`, `"taskType": "feature-analysis"`, `"runSeq": "002"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the ledger lacks %s:\n%s", want, data)
+		}
+	}
+	h := cockpit(t, root, nil, "approval-decision", "open", "--help")
+	for _, want := range []string{"the row id, C-NNN (required)", "the question (required)", "(required unless --run-manifest names approvalDecisionsPath)"} {
+		if !strings.Contains(h.stdout, want) {
+			t.Errorf("--help lacks %q:\n%s", want, h.stdout)
+		}
+	}
+}

@@ -420,3 +420,44 @@ func TestAbsoluteSourceReportOfThisReportIsMadeRelative(t *testing.T) {
 		t.Fatalf("sidecar:\n%s", data)
 	}
 }
+
+// Issue 18.10: `user-response write` is okstra's write_sidecar — Created At
+// is now on every write, and a PLAN DECISION or REPORT AUTHORING the call
+// does not pass again is dropped (serialize_user_response writes only what
+// it is given; answers merge). The gates' own writes keep every section.
+func TestUserResponseWriteIsOkstras(t *testing.T) {
+	root, report, _ := filetest.ApprovalProject(t)
+	filetest.FixedClock(t, "2026-11-29T10:00:00Z")
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Okstra: true,
+		Answers:         []Answer{{ClarificationID: "C-001", Answer: "Use UTC"}},
+		ReportAuthoring: &ReportAuthoring{Status: "approved", Reason: "report-writer failed twice"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	filetest.FixedClock(t, "2026-11-29T11:30:00Z")
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Okstra: true,
+		Answers: []Answer{{ClarificationID: "C-003", Answer: "Keep the legacy order", Disposition: "select"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := "# User Response — dev-10860 feature-analysis 002\n\n" +
+		"- Created At: 2026-11-29T11:30:00Z\n" +
+		"- Source Report: .okstra/tasks/dev-10860/runs/feature-analysis/reports/final-report-feature-analysis-002.md\n" +
+		"\n## C-001\n- Answer: Use UTC\n" +
+		"\n## C-003\n- Answer: Keep the legacy order\n- Disposition: select\n"
+	if got := string(filetest.Read(t, SidecarPath(report))); got != want {
+		t.Fatalf("sidecar:\n%s\nwant:\n%s", got, want)
+	}
+	// A gate's write (not okstra's) keeps what is there.
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, ReportAuthoring: &ReportAuthoring{Status: "denied", Reason: "write it again"}}); err != nil {
+		t.Fatal(err)
+	}
+	filetest.FixedClock(t, "2026-11-29T12:00:00Z")
+	if _, err := WriteSidecar(WriteRequest{Report: report, ProjectRoot: root, Answers: []Answer{{ClarificationID: "C-005", Answer: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := string(filetest.Read(t, SidecarPath(report)))
+	if !strings.Contains(got, "## REPORT AUTHORING\n- Status: denied") || !strings.Contains(got, "- Created At: 2026-11-29T11:30:00Z") {
+		t.Fatalf("a gate's write dropped a section or moved Created At:\n%s", got)
+	}
+}
