@@ -69,6 +69,10 @@ type Dispatch struct {
 	// CollectedAt is when a phase-5-collect checkpoint was recorded for this
 	// dispatch, so no command records it twice.
 	CollectedAt string `json:"collectedAt,omitempty"`
+	// ResultDigest links the result to its dispatch (the seed: "the result
+	// is linked to its dispatch"): the digest of the Result Path's bytes
+	// when the dispatch settled completed.
+	ResultDigest string `json:"resultDigest,omitempty"`
 }
 
 // MarshalJSON writes the dispatch as its fields say, except that an idle

@@ -176,6 +176,8 @@ func (d *Dispatch) setMember(key string, val []byte) (bool, *decodeErr) {
 		sp = &d.SettledAt
 	case "collectedAt":
 		sp = &d.CollectedAt
+	case "resultDigest":
+		sp = &d.ResultDigest
 	case "idleTimeoutSource":
 		sp = &d.IdleTimeoutSource
 	case "attempt":

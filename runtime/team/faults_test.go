@@ -95,8 +95,9 @@ func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 	if _, _, err := Settle(run); err != nil {
 		t.Fatal(err)
 	}
-	if got := dispatchOf(t, run, d2.DispatchID); got.Status != state.StatusCompleted {
-		t.Fatalf("with its result: %s %q", got.Status, got.Reason)
+	// ... and the result is linked to its dispatch (its digest recorded).
+	if got := dispatchOf(t, run, d2.DispatchID); got.Status != state.StatusCompleted || got.ResultDigest != state.Digest([]byte("# findings\n")) {
+		t.Fatalf("with its result: %s %q, resultDigest %q", got.Status, got.Reason, got.ResultDigest)
 	}
 }
 
@@ -331,4 +332,39 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+// The seed: the lead's own concurrent-run marker is left alone, and the
+// dispatch then records no phase-3-team-create.
+func TestDispatchLeavesTheLeadsSkippedMarker(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	run := runtest.FixtureRun(t, fixture.PaneBackend)
+	if err := state.UpdateTeamState(run.TeamStatePath, "team-state", "t", func(ts *state.TeamState) error {
+		ts.TeamCreate = &state.TeamCreate{Attempted: false, Status: "skipped", Reason: "concurrent-run"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := workers.LoadCatalog(run.Root.Dir())
+	b, err := PlanBatch(run, cat, fixture.JobsInitial, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg, err := RecordBatch(b, state.BackendCmuxPane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launched := []Launched{{PID: os.Getpid()}, {PID: os.Getpid()}, {PID: os.Getpid()}}
+	if err := rg.Checkpoints(NewRecorder(run, SourceTeamDispatch, true), launched); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := state.ReadTeamState(run.TeamStatePath, "team-state")
+	if tc := ts.TeamCreate; tc == nil || tc.Status != "skipped" || tc.Reason != "concurrent-run" {
+		t.Fatalf("teamCreate %+v", tc)
+	}
+	for _, l := range ledgerLines(t, run) {
+		if strings.HasPrefix(l, "PROGRESS: phase-3-team-create") {
+			t.Fatalf("recorded %q over the lead's marker", l)
+		}
+	}
 }

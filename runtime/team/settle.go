@@ -67,6 +67,9 @@ type Verdict struct {
 	Reason string
 	Exit   *int
 	PID    int // the wrapper pid the sidecar names
+	// ResultDigest is the digest of the result a completed dispatch wrote:
+	// the link between the result and its dispatch.
+	ResultDigest string
 }
 
 // SidecarVerdict is SettleVerdict for a caller that has the sidecar's
@@ -118,11 +121,33 @@ func SettleVerdict(root, path string, d *state.Dispatch, w *watch.Watcher) Verdi
 	case sc.Status == state.StatusCompleted && root != "" && d.ResultPath != "" && !resultExists(root, d.ResultPath):
 		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("the worker reported completed but wrote no result at %s", d.ResultPath), Exit: sc.ExitCode, PID: sc.PID}
 	case state.IsTerminal(sc.Status):
-		return Verdict{Status: sc.Status, Reason: capReason(sc.Reason), Exit: sc.ExitCode, PID: sc.PID}
+		v := Verdict{Status: sc.Status, Reason: capReason(sc.Reason), Exit: sc.ExitCode, PID: sc.PID}
+		if sc.Status == state.StatusCompleted && root != "" && d.ResultPath != "" {
+			v.ResultDigest = resultDigest(root, d.ResultPath)
+		}
+		return v
 	case !w.Alive(sc.PID):
 		return Verdict{Status: state.StatusError, Reason: fmt.Sprintf("worker wrapper (pid %d) is gone but its sidecar still says %q (killed with SIGKILL or crashed)", sc.PID, sc.Status), PID: sc.PID}
 	}
 	return Verdict{PID: sc.PID}
+}
+
+// resultDigest is the digest of the result at the project-relative path
+// under root, "" when it cannot be read.
+func resultDigest(root, rel string) string {
+	r, err := state.OpenRoot(root)
+	if err != nil {
+		return ""
+	}
+	p, err := r.Resolve(rel, "resultPath")
+	if err != nil {
+		return ""
+	}
+	d, err := state.FileDigest(p, rel)
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // resultExists reports whether the project-relative result path names a
@@ -162,6 +187,9 @@ func capReason(s string) string {
 // Apply settles d as the verdict says, at now.
 func (v Verdict) Apply(d *state.Dispatch, now string) {
 	d.Status, d.Reason, d.ExitCode, d.SettledAt = v.Status, v.Reason, v.Exit, now
+	if v.ResultDigest != "" {
+		d.ResultDigest = v.ResultDigest
+	}
 }
 
 // Settle brings every non-terminal dispatch of the run up to date with its
