@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +55,18 @@ func LockPath(path string) string { return path + ".lock" }
 // in flock: many blocked flock waiters are all woken on every release, and
 // that thundering herd costs more than the writes themselves.
 func WithLock(path string, fn func() error) error {
+	return WithLockContext(context.Background(), path, fn)
+}
+
+// WithLockContext is WithLock giving up when ctx ends first (its error,
+// naming the lock): a command's --timeout holds while another writer keeps
+// the lock.
+func WithLockContext(ctx context.Context, path string, fn func() error) error {
 	mu := pathMutex(path)
-	if !lockWithTimeout(mu) {
+	if !lockWithTimeout(ctx, mu) {
+		if ctx.Err() != nil {
+			return lockWaitError(ctx, path)
+		}
 		return lockTimeoutError(path)
 	}
 	defer mu.Unlock()
@@ -81,9 +92,21 @@ func WithLock(path string, fn func() error) error {
 			}
 		}()
 		return lockTimeoutError(path)
+	case <-ctx.Done():
+		go func() {
+			if <-got == nil {
+				fl.Unlock()
+			}
+		}()
+		return lockWaitError(ctx, path)
 	}
 	defer fl.Unlock()
 	return fn()
+}
+
+// lockWaitError is a lock wait ended by ctx: it wraps ctx's error.
+func lockWaitError(ctx context.Context, path string) error {
+	return fmt.Errorf("wait for the lock %s: %w", LockPath(path), ctx.Err())
 }
 
 func lockTimeoutError(path string) error {
@@ -100,8 +123,8 @@ func pathMutex(path string) *sync.Mutex {
 	return mu.(*sync.Mutex)
 }
 
-// lockWithTimeout takes mu, giving up after LockTimeout.
-func lockWithTimeout(mu *sync.Mutex) bool {
+// lockWithTimeout takes mu, giving up after LockTimeout or when ctx ends.
+func lockWithTimeout(ctx context.Context, mu *sync.Mutex) bool {
 	if mu.TryLock() {
 		return true
 	}
@@ -111,15 +134,20 @@ func lockWithTimeout(mu *sync.Mutex) bool {
 		mu.Lock()
 		close(got)
 	}()
-	select {
-	case <-got:
-		return true
-	case <-time.After(time.Until(deadline)):
+	giveUp := func() bool {
 		go func() {
 			<-got
 			mu.Unlock()
 		}()
 		return false
+	}
+	select {
+	case <-got:
+		return true
+	case <-time.After(time.Until(deadline)):
+		return giveUp()
+	case <-ctx.Done():
+		return giveUp()
 	}
 }
 

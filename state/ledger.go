@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -124,6 +125,12 @@ func (e Event) Field(name string) string {
 // it returns, and an operating-system crash loses at most the last
 // checkpoints, never the lines before them (the file only grows).
 func AppendEvents(path string, events ...Event) error {
+	return AppendEventsContext(context.Background(), path, events...)
+}
+
+// AppendEventsContext is AppendEvents giving up its wait for the ledger's
+// lock when ctx ends.
+func AppendEventsContext(ctx context.Context, path string, events ...Event) error {
 	if len(events) == 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,7 +130,13 @@ func ReadTeamState(path, display string) (*TeamState, error) {
 // starts empty with teamName set to defaultName. Nothing is written when fn
 // fails or changes nothing.
 func UpdateTeamState(path, display, defaultName string, fn func(*TeamState) error) error {
-	return WithLock(path, func() error {
+	return UpdateTeamStateContext(context.Background(), path, display, defaultName, fn)
+}
+
+// UpdateTeamStateContext is UpdateTeamState giving up its wait for the
+// lock when ctx ends.
+func UpdateTeamStateContext(ctx context.Context, path, display, defaultName string, fn func(*TeamState) error) error {
+	return WithLockContext(ctx, path, func() error {
 		data, err := ReadRegular(path, display)
 		var ts *TeamState
 		var doc *teamStateDoc

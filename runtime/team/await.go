@@ -34,7 +34,6 @@ type AwaitResult struct {
 // nothing on other backends, but always print). It wakes only on file
 // events and worker-process exits. timeout ≤ 0 waits forever.
 func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitResult, error) {
-	rec := NewRecorder(run, SourceTeamAwait, run.Manifest.IsPaneBackend())
 	w, err := watch.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch run files: %w", err)
@@ -48,13 +47,29 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	// The timeout holds to the second, also while another writer keeps
+	// the team-state's or the ledger's lock: every lock wait ends with ctx.
+	rec := NewRecorder(run, SourceTeamAwait, run.Manifest.IsPaneBackend()).WithContext(ctx)
 	res := &AwaitResult{}
+	ended := func(err error) (*AwaitResult, error) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && timeout > 0 {
+			return res, ErrAwaitTimeout
+		}
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return nil, err
+	}
+	// What a timeout reports when it ends the first settle (a lock held).
+	if ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath); err == nil {
+		res.Dispatches, res.Counts = ts.WorkerDispatches, CountDispatches(ts.WorkerDispatches)
+	}
 	last := view.Counts{Pending: -1}
 	prev, prevAt, havePrev := lastRecordedPoll(run)
 	for entry := true; ; entry = false {
-		ts, _, err := settleWith(run, w)
+		ts, _, err := settleWith(ctx, run, w)
 		if err != nil {
-			return nil, err
+			return ended(err)
 		}
 		if err := watchDispatches(run, w, ts); err != nil {
 			return nil, err
@@ -63,7 +78,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 		// line precedes the poll line carrying the new counts.
 		if !entry {
 			if err := Collect(run, rec); err != nil {
-				return nil, err
+				return ended(err)
 			}
 		}
 		c := CountDispatches(ts.WorkerDispatches)
@@ -72,13 +87,13 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 		}
 		if c != last {
 			if err := rec.Record("phase-5-poll", "", countFields(c), ""); err != nil {
-				return nil, err
+				return ended(err)
 			}
 			last = c
 		}
 		if entry {
 			if err := Collect(run, rec); err != nil {
-				return nil, err
+				return ended(err)
 			}
 		}
 		res.Dispatches, res.Counts, res.Lines, res.Unrecorded = ts.WorkerDispatches, c, rec.Lines(), rec.Unrecorded()

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -32,6 +33,20 @@ type Recorder struct {
 	lines      []string
 	unrecorded []string
 	printed    map[string]bool // dispatches whose collect line a non-writing recorder produced
+	ctx        context.Context // bounds the waits for the ledger's and team-state's locks
+}
+
+// WithContext bounds r's waits for locks by ctx (a command's --timeout).
+func (r *Recorder) WithContext(ctx context.Context) *Recorder {
+	r.ctx = ctx
+	return r
+}
+
+func (r *Recorder) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
 }
 
 // PrintOnly makes r print its lines without recording them.
@@ -62,7 +77,7 @@ func (r *Recorder) Record(phase, worker string, fields [][2]string, detail strin
 	}
 	switch {
 	case r.write:
-		if err := state.AppendEvents(r.run.LeadEventsPath, ev); err != nil {
+		if err := state.AppendEventsContext(r.context(), r.run.LeadEventsPath, ev); err != nil {
 			return fmt.Errorf("record %s: %w", phase, err)
 		}
 	case !r.printOnly:
@@ -96,7 +111,7 @@ func (r *Recorder) recordAll(evs []pendingEvent) error {
 	}
 	switch {
 	case r.write:
-		if err := state.AppendEvents(r.run.LeadEventsPath, out...); err != nil {
+		if err := state.AppendEventsContext(r.context(), r.run.LeadEventsPath, out...); err != nil {
 			var lines []string
 			for _, ev := range out {
 				lines = append(lines, ev.ProgressLine)

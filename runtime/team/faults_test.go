@@ -368,3 +368,32 @@ func TestDispatchLeavesTheLeadsSkippedMarker(t *testing.T) {
 		}
 	}
 }
+
+// Issue 19, client timeouts: `team await --timeout` is honoured to the
+// second while another writer holds team-state's lock (it took 14 s for a
+// 5 s timeout): every lock wait ends with the command's context.
+func TestAwaitTimeoutHoldsWhileALockIsHeld(t *testing.T) {
+	run, rg := recordFixtureBatch(t)
+	zero := 0
+	writeSidecar(t, run, rg.Recs[0].Dispatch, &state.Sidecar{Status: state.StatusError, PID: os.Getpid(), ExitCode: &zero, Reason: "x"})
+	held, release := make(chan struct{}), make(chan struct{})
+	go state.WithLock(run.TeamStatePath, func() error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	defer close(release)
+	start := time.Now()
+	res, err := Await(context.Background(), run, time.Second)
+	if !errors.Is(err, ErrAwaitTimeout) {
+		t.Fatalf("await: %v", err)
+	}
+	// The lock would have been waited for 30 s (state.LockTimeout).
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("a 1 s timeout returned after %s", d)
+	}
+	if res == nil || res.Counts.Pending != 3 {
+		t.Fatalf("result %+v", res)
+	}
+}

@@ -63,7 +63,7 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 	}
 	failed := errors.Join(notStarted(recs, launched), rg.Checkpoints(rec, launched))
 	for {
-		ts, _, err := settleWith(run, w)
+		ts, _, err := settleWith(ctx, run, w)
 		if err != nil {
 			return nil, err
 		}

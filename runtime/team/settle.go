@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -196,12 +197,12 @@ func (v Verdict) Apply(d *state.Dispatch, now string) {
 // sidecar, under the team-state lock, and returns the team-state as written
 // and the ids of the dispatches it settled, in team-state order.
 func Settle(run *state.Run) (*state.TeamState, []string, error) {
-	return settleWith(run, nil)
+	return settleWith(context.Background(), run, nil)
 }
 
 // settleWith is Settle for a caller holding a watcher: the exits it saw
-// count (see watch.Watcher.Exited).
-func settleWith(run *state.Run, w *watch.Watcher) (*state.TeamState, []string, error) {
+// count (see watch.Watcher.Exited). ctx bounds the wait for the lock.
+func settleWith(ctx context.Context, run *state.Run, w *watch.Watcher) (*state.TeamState, []string, error) {
 	// Look first without the lock: most wake-ups settle nothing, and those
 	// should not take the lock or touch the file.
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
@@ -228,7 +229,7 @@ func settleWith(run *state.Run, w *watch.Watcher) (*state.TeamState, []string, e
 	}
 	var settled []string
 	var snapshot *state.TeamState
-	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err = state.UpdateTeamStateContext(ctx, run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
 		settled = settled[:0]
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
@@ -294,7 +295,7 @@ func Collect(run *state.Run, rec *Recorder) error {
 		return nil
 	}
 	var lines []string
-	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err = state.UpdateTeamStateContext(rec.context(), run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
 		lines = lines[:0]
 		var events []state.Event
 		now := state.Timestamp(state.Now())
@@ -316,7 +317,7 @@ func Collect(run *state.Run, rec *Recorder) error {
 			events = append(events, ev)
 			d.CollectedAt = now
 		}
-		if err := state.AppendEvents(run.LeadEventsPath, events...); err != nil {
+		if err := state.AppendEventsContext(rec.context(), run.LeadEventsPath, events...); err != nil {
 			return fmt.Errorf("record phase-5-collect: %w", err)
 		}
 		for _, ev := range events {
