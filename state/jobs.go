@@ -73,109 +73,122 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 		return nil, nil, err
 	}
 	jf := &JobsFile{Display: path}
-	if err := readJSON(abs, path, jf); err != nil {
+	data, err := readFileOf(abs, path)
+	if err != nil {
 		return nil, nil, err
 	}
-	f := path
-	if jf.DispatchKind == "" {
-		return nil, nil, errf(f, "dispatchKind", "is missing; expected initial, reverify-r<N>, critic, report-writer or translator")
+	// The shape is the schema's (assets/schemas/jobs.schema.json): the
+	// members, their types, the dispatch kind's form, at least one job, the
+	// v2 identity members; what follows is what a schema cannot say.
+	if err := decodeStrict(data, jf, path); err != nil {
+		return nil, nil, err
 	}
-	if err := CheckDispatchKind(jf.DispatchKind); err != nil {
-		return nil, nil, wrapf(err, f, "dispatchKind", "%v", err)
+	if err := validateSchema("jobs.schema.json", data, path); err != nil {
+		return nil, nil, err
 	}
-	if wantKind != "" && wantKind != jf.DispatchKind {
-		return nil, nil, errf(f, "dispatchKind", "is %q but --dispatch-kind is %q; dispatch the file its own kind or fix the flag", jf.DispatchKind, wantKind)
-	}
-	if len(jf.Jobs) == 0 {
-		return nil, nil, errf(f, "jobs", "is empty; a jobs file needs at least one job")
-	}
-	fileV2 := jf.ExecutionIdentityVersion >= 2
-	if fileV2 && !run.Manifest.IsV2() {
-		return nil, nil, errf(f, "executionIdentityVersion", "is 2 but the run manifest %s is v1; regenerate the jobs file for this run", run.Manifest.Display)
-	}
-	if run.Manifest.IsV2() && !fileV2 {
-		return nil, nil, errf(f, "executionIdentityVersion", "is missing or 1 but the run manifest is v2; regenerate it with `okstra agent-prompt jobs`")
-	}
-	if jf.RunManifestPath != "" {
-		mp, err := run.Root.Resolve(jf.RunManifestPath, "runManifestPath")
-		if err != nil {
-			return nil, nil, relabel(err, f)
-		}
-		if !sameFile(mp, run.Manifest.Path) {
-			return nil, nil, errf(f, "runManifestPath", "names %s, not the run manifest %s; dispatch it against its own run", jf.RunManifestPath, run.Manifest.Display)
-		}
+	if err := jf.checkAgainst(run, wantKind); err != nil {
+		return nil, nil, err
 	}
 	seen := map[string]int{}
 	out := make([]ResolvedJob, 0, len(jf.Jobs))
 	for i, j := range jf.Jobs {
-		at := fmt.Sprintf("jobs[%d]", i)
-		if j.DispatchKind != "" && j.DispatchKind != jf.DispatchKind {
-			return nil, nil, errf(f, at+".dispatchKind", "is %q but the file is %q; one jobs file holds one dispatch kind", j.DispatchKind, jf.DispatchKind)
-		}
-		if j.Provider == "" {
-			return nil, nil, errf(f, at+".provider", "is missing")
-		}
-		if j.ModelExecutionValue == "" {
-			return nil, nil, errf(f, at+".modelExecutionValue", "is missing")
-		}
-		if j.IdleTimeoutSeconds < 0 {
-			return nil, nil, errf(f, at+".idleTimeoutSeconds", "is negative")
-		}
-		if fileV2 {
-			for _, req := range []struct{ name, v string }{
-				{"invocationRef", j.InvocationRef}, {"roleExecutionRef", j.RoleExecutionRef},
-				{"participantRef", j.ParticipantRef}, {"executionLabel", j.ExecutionLabel},
-				{"role", j.Role}, {"metadataPath", j.MetadataPath},
-			} {
-				if req.v == "" {
-					return nil, nil, errf(f, at+"."+req.name, "is missing (required by executionIdentityVersion 2)")
-				}
-			}
-		}
-		if j.Role != "" {
-			if _, err := NormalizeRole(j.Role); err != nil {
-				return nil, nil, wrapf(err, f, at+".role", "%v", err)
-			}
-		}
-		rj := ResolvedJob{Job: j}
-		if rj.Prompt, err = run.Root.Resolve(j.PromptPath, at+".promptPath"); err != nil {
-			return nil, nil, relabel(err, f)
-		}
-		if k := regularKind(rj.Prompt); k != "" {
-			return nil, nil, errf(f, at+".promptPath", "%s is %s, not a regular file; materialize the prompt again", j.PromptPath, k)
-		}
-		if !isFile(rj.Prompt) {
-			return nil, nil, errf(f, at+".promptPath", "%s does not exist; materialize the prompt first", j.PromptPath)
-		}
-		if k, dup := seen[rj.Prompt]; dup {
-			return nil, nil, errf(f, at+".promptPath", "is the same prompt as jobs[%d]; each job needs its own prompt", k)
-		}
-		seen[rj.Prompt] = i
-		if rj.Result, err = run.Root.Resolve(j.ResultPath, at+".resultPath"); err != nil {
-			return nil, nil, relabel(err, f)
-		}
-		if j.MetadataPath != "" {
-			if rj.Metadata, err = run.Root.Resolve(j.MetadataPath, at+".metadataPath"); err != nil {
-				return nil, nil, relabel(err, f)
-			}
-			if k := regularKind(rj.Metadata); k != "" {
-				return nil, nil, errf(f, at+".metadataPath", "%s is %s, not a regular file; materialize the prompt again", j.MetadataPath, k)
-			}
-			if !isFile(rj.Metadata) {
-				return nil, nil, errf(f, at+".metadataPath", "%s does not exist", j.MetadataPath)
-			}
-		}
-		if j.Worktree != "" {
-			if rj.Worktree, err = run.Root.Resolve(j.Worktree, at+".worktree"); err != nil {
-				return nil, nil, relabel(err, f)
-			}
-			if !isDir(rj.Worktree) {
-				return nil, nil, errf(f, at+".worktree", "%s is not a directory", j.Worktree)
-			}
+		rj, err := jf.resolveJob(run, i, j, seen)
+		if err != nil {
+			return nil, nil, err
 		}
 		out = append(out, rj)
 	}
 	return jf, out, nil
+}
+
+// checkAgainst checks what ties the file to the call and the run: the
+// --dispatch-kind flag, the run manifest's identity version, and the run
+// manifest the file names.
+func (jf *JobsFile) checkAgainst(run *Run, wantKind DispatchKind) error {
+	f := jf.Display
+	if wantKind != "" && wantKind != jf.DispatchKind {
+		return errf(f, "dispatchKind", "is %q but --dispatch-kind is %q; dispatch the file its own kind or fix the flag", jf.DispatchKind, wantKind)
+	}
+	fileV2 := jf.ExecutionIdentityVersion >= 2
+	if fileV2 && !run.Manifest.IsV2() {
+		return errf(f, "executionIdentityVersion", "is 2 but the run manifest %s is v1; regenerate the jobs file for this run", run.Manifest.Display)
+	}
+	if run.Manifest.IsV2() && !fileV2 {
+		return errf(f, "executionIdentityVersion", "is missing or 1 but the run manifest is v2; regenerate it with `okstra agent-prompt jobs`")
+	}
+	if jf.RunManifestPath != "" {
+		mp, err := run.Root.Resolve(jf.RunManifestPath, "runManifestPath")
+		if err != nil {
+			return relabel(err, f)
+		}
+		if !sameFile(mp, run.Manifest.Path) {
+			return errf(f, "runManifestPath", "names %s, not the run manifest %s; dispatch it against its own run", jf.RunManifestPath, run.Manifest.Display)
+		}
+	}
+	return nil
+}
+
+// resolveJob checks job i beyond its shape — one dispatch kind per file,
+// a known role, paths inside the root to files that exist as regular
+// files, no prompt twice (seen) — and resolves its paths.
+func (jf *JobsFile) resolveJob(run *Run, i int, j Job, seen map[string]int) (ResolvedJob, error) {
+	f, at := jf.Display, fmt.Sprintf("jobs[%d]", i)
+	if j.DispatchKind != "" && j.DispatchKind != jf.DispatchKind {
+		return ResolvedJob{}, errf(f, at+".dispatchKind", "is %q but the file is %q; one jobs file holds one dispatch kind", j.DispatchKind, jf.DispatchKind)
+	}
+	if j.Role != "" {
+		if _, err := NormalizeRole(j.Role); err != nil {
+			return ResolvedJob{}, wrapf(err, f, at+".role", "%v", err)
+		}
+	}
+	rj := ResolvedJob{Job: j}
+	var err error
+	if rj.Prompt, err = run.Root.Resolve(j.PromptPath, at+".promptPath"); err != nil {
+		return ResolvedJob{}, relabel(err, f)
+	}
+	if err := existingFile(f, at+".promptPath", j.PromptPath, rj.Prompt, "materialize the prompt first", "materialize the prompt again"); err != nil {
+		return ResolvedJob{}, err
+	}
+	if k, dup := seen[rj.Prompt]; dup {
+		return ResolvedJob{}, errf(f, at+".promptPath", "is the same prompt as jobs[%d]; each job needs its own prompt", k)
+	}
+	seen[rj.Prompt] = i
+	if rj.Result, err = run.Root.Resolve(j.ResultPath, at+".resultPath"); err != nil {
+		return ResolvedJob{}, relabel(err, f)
+	}
+	if j.MetadataPath != "" {
+		if rj.Metadata, err = run.Root.Resolve(j.MetadataPath, at+".metadataPath"); err != nil {
+			return ResolvedJob{}, relabel(err, f)
+		}
+		if err := existingFile(f, at+".metadataPath", j.MetadataPath, rj.Metadata, "", "materialize the prompt again"); err != nil {
+			return ResolvedJob{}, err
+		}
+	}
+	if j.Worktree != "" {
+		if rj.Worktree, err = run.Root.Resolve(j.Worktree, at+".worktree"); err != nil {
+			return ResolvedJob{}, relabel(err, f)
+		}
+		if !isDir(rj.Worktree) {
+			return ResolvedJob{}, errf(f, at+".worktree", "%s is not a directory", j.Worktree)
+		}
+	}
+	return rj, nil
+}
+
+// existingFile refuses a path that is not a regular file: one that does
+// not exist (missingFix), or one that is something else — a FIFO, a
+// directory — saying what it is (otherFix).
+func existingFile(file, field, given, abs, missingFix, otherFix string) error {
+	if k := regularKind(abs); k != "" {
+		return errf(file, field, "%s is %s, not a regular file; %s", given, k, otherFix)
+	}
+	if !isFile(abs) {
+		if missingFix == "" {
+			return errf(file, field, "%s does not exist", given)
+		}
+		return errf(file, field, "%s does not exist; %s", given, missingFix)
+	}
+	return nil
 }
 
 // RosterRoleOf returns the roster role a job records under: its rosterRole

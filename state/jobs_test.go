@@ -1,9 +1,11 @@
 package state_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/okstra/cockpit/internal/filetest"
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/state"
 )
@@ -83,5 +85,32 @@ func TestRosterRoleComesFromTeamStateWorkers(t *testing.T) {
 	wantErr := `team-state's roster has "Claude worker" and "Claude second worker" for provider claude and role analyser; add rosterRole to the job to say which`
 	if err == nil || err.Error() != wantErr {
 		t.Fatalf("ambiguous roster: %v\nwant %s", err, wantErr)
+	}
+}
+
+// Issue 20: the jobs file's shape is its schema's (assets/schemas), and a
+// schema's complaint is still one line naming the file, the JSON path and
+// the fix.
+func TestJobsFileShapeComesFromItsSchema(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"jobs": [{}]}`, "jobs.json: dispatchKind: is missing; expected initial, reverify-r<N>, critic, report-writer or translator"},
+		{`{"dispatchKind": "reverify", "jobs": [{}]}`, `jobs.json: dispatchKind: unknown dispatch kind "reverify" (known: initial, reverify-r<N>, critic, report-writer, translator)`},
+		{`{"dispatchKind": "initial", "jobs": []}`, "jobs.json: jobs: is empty; a jobs file needs at least one job"},
+		{`{"dispatchKind": "initial", "jobs": {}}`, "jobs.json: jobs: is a JSON object; expected an array"},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}, {"modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[1].provider: is missing"},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "idleTimeoutSeconds": -5}]}`, "jobs.json: jobs[0].idleTimeoutSeconds: is negative"},
+		{`{"executionIdentityVersion": 2, "dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[0].invocationRef: is missing (required by executionIdentityVersion 2)"},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "promptDigest": "md5:1"}]}`, `jobs.json: jobs[0].promptDigest: is "md5:1", which is not of the expected form ^sha256:[0-9a-f]{64}$`},
+	} {
+		root := fixture.Copy(t)
+		run, err := state.LoadRun(root, fixture.RunManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		filetest.Write(t, filepath.Join(root, "jobs.json"), []byte(c.doc))
+		_, _, err = state.LoadJobs(run, "jobs.json", "")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got  %v\n want %s", c.doc, err, c.want)
+		}
 	}
 }
