@@ -420,7 +420,7 @@ func TestTeamJSONFields(t *testing.T) {
 	if !av.Completed || av.Pending != 0 || av.Done != 3 {
 		t.Fatalf("team await --json: %s", a)
 	}
-	settled := append(append([]string(nil), dispatchKeys...), "collectedAt", "exitCode", "settledAt")
+	settled := append(append([]string(nil), dispatchKeys...), "collectedAt", "exitCode", "settledAt", "resultDigest")
 	slices.Sort(settled)
 	expect("team await dispatch", av.Dispatches[0], settled...)
 
