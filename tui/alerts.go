@@ -171,12 +171,10 @@ func (a *App) raise(kind AlertKind, pv *paneView, text string) {
 	a.notice = text
 	switch {
 	case pv == nil:
-	case kind == AlertPane:
-		// As before: a bell flags its pane unless the human types into it.
-		if !(a.mode == modeInput && pv == a.focused()) {
-			pv.attention = true
-		}
 	case pv != a.focused():
+		// The focused pane is in sight: no flag on it (issue 17, finding
+		// 19: ⚑ stayed on the focused lead until the human typed), as
+		// tmux flags only windows other than the current one.
 		pv.attention = true
 	}
 	if a.alerts.Kinds&kind == 0 || (!a.alerts.Bell && !a.alerts.OSC) {

@@ -182,6 +182,15 @@ func TestPaneBellAlerts(t *testing.T) {
 	if got := raws(a, bell); len(got) != 0 {
 		t.Fatalf("a second bell within a second wrote %q", got)
 	}
+	// The focused pane, in sight while navigating, rings without a flag
+	// (issue 17, finding 19); the notice still says it.
+	if a.focused().id != "pane-1" || a.mode != modeNav {
+		t.Fatalf("focus %s mode %v", a.focused().id, a.mode)
+	}
+	raws(a, framesMsg{snaps: []paneSnap{{id: "pane-1", events: []term.Event{{Kind: term.EventBell}}}}})
+	if a.byID["pane-1"].attention || a.notice != "lead: bell" {
+		t.Fatalf("the focused lead's bell: flag %v, notice %q", a.byID["pane-1"].attention, a.notice)
+	}
 	note := framesMsg{snaps: []paneSnap{{id: "pane-3", events: []term.Event{{Kind: term.EventNotify, Title: "claude", Body: "needs your input"}}}}}
 	if got := raws(a, note); len(got) != 1 || got[0] != "\a\x1b]9;cockpit: worker-pane-3: claude: needs your input\x07" {
 		t.Fatalf("a pane's notification wrote %q", got)

@@ -747,3 +747,18 @@ func TestTypedTextReachesThePaneWhole(t *testing.T) {
 		t.Fatalf("sent %q, want %q", got, want)
 	}
 }
+
+// TestCloseRunningWorker (issue 17, finding 15): x on a worker whose
+// dispatch still runs says so, and that the run records it failed.
+func TestCloseRunningWorker(t *testing.T) {
+	a := dryApp(t, 120, 30, 1)
+	run(a, view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute})})
+	keys(a, "l", "x")
+	c := confirmOf(a)
+	if c == nil || c.text != "worker-pane-2 (pane-2) is still running: close it? That stops it, and the run records it failed (y: close, any other key: keep)" {
+		t.Fatalf("x on a running worker asks %+v", c)
+	}
+	if s := ansi.Strip(a.statusLine()); !strings.HasPrefix(s, " worker-pane-2 (pane-2) is still running") {
+		t.Fatalf("the status line: %q", s)
+	}
+}

@@ -28,20 +28,49 @@ const (
 func (a *App) fitPane(pv *paneView) {
 	w := pv.rect.W
 	lines := pv.snap.Lines
-	if w != pv.fitW || len(pv.fit) != len(lines) {
+	cols := a.paneCols(pv)
+	row := func(l string) string {
+		if cols == w {
+			return fit(l, w)
+		}
+		return fit(l, cols) + a.unused(w-cols)
+	}
+	if w != pv.fitW || cols != pv.fitCols || len(pv.fit) != len(lines) {
 		pv.fit = make([]string, len(lines))
 		pv.fitSrc = make([]string, len(lines))
-		pv.fitW = w
+		pv.fitW, pv.fitCols = w, cols
 		for i, l := range lines {
-			pv.fit[i], pv.fitSrc[i] = fit(l, w), l
+			pv.fit[i], pv.fitSrc[i] = row(l), l
 		}
 		return
 	}
 	for i, l := range lines {
 		if l != pv.fitSrc[i] {
-			pv.fit[i], pv.fitSrc[i] = fit(l, w), l
+			pv.fit[i], pv.fitSrc[i] = row(l), l
 		}
 	}
+}
+
+// paneCols is how many of the pane's place the pane's own cells take: all
+// of it, unless another screen sized the pane smaller (SizeArbiter), where
+// the rest is marked unused (issue 17, finding 14), as tmux marks the
+// part of a bigger client that the window does not cover.
+func (a *App) paneCols(pv *paneView) int {
+	if w := pv.rect.W; a.sizesPanes() || pv.snap.Cols <= 0 || pv.snap.Cols >= w {
+		return w
+	}
+	return pv.snap.Cols
+}
+
+// unusedRows reports whether row i of the pane's place is below the pane's
+// own rows, on a screen that does not size the panes.
+func (a *App) unusedRow(pv *paneView, i int) bool {
+	return !a.sizesPanes() && pv.snap.Rows > 0 && i >= pv.snap.Rows
+}
+
+// unused is n cells of the unused-area mark (tmux draws dots there).
+func (a *App) unused(n int) string {
+	return a.st.Hint.Render(strings.Repeat("·", max(n, 0)))
 }
 
 // paneRow is content row i of the pane, exactly rect.W cells wide. Rows
@@ -58,8 +87,11 @@ func (a *App) paneRow(pv *paneView, i int) string {
 			return l
 		}
 	}
-	if i < len(pv.fit) {
+	if i < len(pv.fit) && !a.unusedRow(pv, i) {
 		return pv.fit[i]
+	}
+	if a.unusedRow(pv, i) {
+		return a.unused(pv.rect.W)
 	}
 	return blank(pv.rect.W)
 }

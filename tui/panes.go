@@ -49,9 +49,10 @@ type paneView struct {
 
 	// fit holds the content rows fitted to fitW columns; fitSrc the snapshot
 	// rows they came from, so only rows that changed are fitted again.
-	fit    []string
-	fitSrc []string
-	fitW   int
+	fit     []string
+	fitSrc  []string
+	fitW    int
+	fitCols int // the columns of the pane's own cells in fit (paneCols)
 
 	// titleKey is the plain text the cached title bar titleStr was drawn
 	// from.

@@ -246,15 +246,23 @@ func checkDrawnAt(t *testing.T, on, sizer *harness) {
 		}
 		first := ansi.Cut(plain[r.Y+1], r.X, r.X+r.W)
 		drawn := ansi.Strip(pv.snap.Lines[0])
-		if want := fit(drawn, r.W); first != want {
+		want := fit(drawn, r.W)
+		if on != sizer && pv.snap.Cols < r.W {
+			// The part of the place the pane does not cover is marked.
+			want = fit(drawn, pv.snap.Cols) + strings.Repeat("·", r.W-pv.snap.Cols)
+		}
+		if first != want {
 			t.Fatalf("%s's first row is %q, want %q (drawn at %dx%d, shown at %dx%d)", pv.id, first, want, pv.snap.Cols, pv.snap.Rows, r.W, r.H-1)
 		}
-		// Rows below what the pane has are blank; rows it has beyond its
-		// place are not drawn.
+		// Rows below what the pane has are marked unused (blank on the
+		// screen that sized it); rows it has beyond its place are not drawn.
 		for y := 1; y < r.H; y++ {
 			cell := ansi.Cut(plain[r.Y+y], r.X, r.X+r.W)
-			if y-1 >= pv.snap.Rows && strings.TrimSpace(cell) != "" {
+			if y-1 >= pv.snap.Rows && strings.Trim(cell, "· ") != "" {
 				t.Fatalf("%s: row %d beyond the pane's %d rows shows %q", pv.id, y-1, pv.snap.Rows, cell)
+			}
+			if y-1 >= pv.snap.Rows && on != sizer && cell != strings.Repeat("·", r.W) {
+				t.Fatalf("%s: row %d beyond the pane's %d rows is not marked unused: %q", pv.id, y-1, pv.snap.Rows, cell)
 			}
 		}
 		// The separator column left of a pane that does not start at the

@@ -100,10 +100,10 @@ func (a *App) followScroll(pv *paneView, prev panes.Snapshot) {
 	a.scroll.back = min(a.scroll.back, pv.snap.ScrollbackLen)
 }
 
-// scrollTag is the title bar's scroll position: lines above the bottom,
-// and the history length.
+// scrollTag is the title bar's scroll position as tmux's copy mode shows
+// it: lines above the bottom, and the history length ("[0/30]").
 func (a *App) scrollTag(pv *paneView) string {
-	return "scroll -" + strconv.Itoa(a.scroll.back) + "/" + strconv.Itoa(pv.snap.ScrollbackLen)
+	return strconv.Itoa(a.scroll.back) + "/" + strconv.Itoa(pv.snap.ScrollbackLen)
 }
 
 // pageSize is the content height of the scrolled pane.

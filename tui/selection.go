@@ -376,11 +376,16 @@ func (a *App) onCopied(m copiedMsg) tea.Cmd {
 		a.notice = "nothing to copy"
 		return nil
 	}
+	what := "copied " + strconv.Itoa(n) + " chars"
 	if n == 1 {
-		a.notice = "copied 1 char"
-	} else {
-		a.notice = "copied " + strconv.Itoa(n) + " chars"
+		what = "copied 1 char"
 	}
+	if a.alerts.Tmux {
+		// tmux's default (set-clipboard external) drops OSC 52 from the
+		// programs it runs (issue 17, finding 5).
+		what += " (inside tmux only with set -s set-clipboard on)"
+	}
+	a.say(what)
 	return tea.SetClipboard(m.text)
 }
 

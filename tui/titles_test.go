@@ -107,3 +107,42 @@ func TestTitleBarFits(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineSays (issue 17, finding 5): at 80 columns the way out of
+// the mode stays on the status line with a notice beside it: typing into a
+// pane, scrolling, a copy; a read-only screen says why i did nothing at
+// 100×30; a copy inside tmux says OSC 52 may not have reached the
+// clipboard; a notice goes after its time and the counts come back.
+func TestStatusLineSays(t *testing.T) {
+	a := dryApp(t, 80, 24, 1)
+	run(a, view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute})})
+	status := func() string { return ansi.Strip(a.statusLine()) }
+	keys(a, "enter")
+	if s := status(); !strings.Contains(s, "ctrl+b esc: navigation") {
+		t.Errorf("typing at 80: %q", s)
+	}
+	keys(a, "ctrl+b", "esc", "[")
+	run(a, copiedMsg{text: "hello"})
+	if s := status(); !strings.Contains(s, "q: leave") || !strings.Contains(s, "copied 5 chars") {
+		t.Errorf("scroll mode with a notice at 80: %q", s)
+	}
+	a.alerts.Tmux = true
+	run(a, copiedMsg{text: "hello"})
+	if s := ansi.Strip(a.View().Content); !strings.Contains(s, "copied 5 chars (inside tmux only with set -s") {
+		t.Errorf("a copy inside tmux: %q", status())
+	}
+	// The notice had its time: the counts have the line again.
+	a.now = func() time.Time { return testNow.Add(noticeTime) }
+	run(a, noticeTickMsg{})
+	if s := status(); strings.Contains(s, "copied") || !strings.Contains(s, "pending=1") {
+		t.Errorf("after the notice's time: %q", s)
+	}
+
+	ro := dryApp(t, 100, 30, 1)
+	ro.readOnly = true
+	run(ro, view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute})})
+	keys(ro, "i")
+	if s := ansi.Strip(ro.statusLine()); !strings.Contains(s, "read-only screen: cannot type into panes") || !strings.Contains(s, "?: help") {
+		t.Errorf("i on a read-only screen at 100×30: %q", s)
+	}
+}
