@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -131,5 +132,168 @@ func TestRegistryDirMustBePrivate(t *testing.T) {
 		if _, err := Register(Entry{PID: 2, Started: time.Now()}); err == nil {
 			t.Fatal("registered in another user's directory")
 		}
+	}
+}
+
+// Issue 19: another local user must not be able to swap the registry after
+// its check. Every level above it is checked, as tmux checks its socket
+// directory: a level another user owns, or one anybody may write into
+// without the sticky bit, is refused by Register and by List, naming the
+// level; /tmp itself (sticky) is fine.
+func TestRegistrySquatting(t *testing.T) {
+	entry := Entry{PID: 3, Started: time.Now()}
+	t.Run("shared parent", func(t *testing.T) {
+		shared := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(shared, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(shared, 0o777) // past the umask
+		t.Setenv("COCKPIT_REGISTRY", filepath.Join(shared, "cockpit", "engines"))
+		_, err := Register(entry)
+		if err == nil || !strings.Contains(err.Error(), shared+" is writable by others (mode 0777, not sticky)") {
+			t.Fatalf("Register under a world-writable, non-sticky parent: %v", err)
+		}
+		// The same parent with the sticky bit, as /tmp, is fine.
+		os.Chmod(shared, 0o777|os.ModeSticky)
+		r, err := Register(entry)
+		if err != nil {
+			t.Fatalf("Register under a sticky parent: %v", err)
+		}
+		r.Close()
+	})
+	if os.Getuid() != 0 {
+		t.Log("the levels owned by another user are checked only as root (chown needs it)")
+		return
+	}
+	t.Run("parent of another user", func(t *testing.T) {
+		theirs := filepath.Join(t.TempDir(), "cockpit-0")
+		if err := os.Mkdir(theirs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(theirs, "engines")
+		t.Setenv("COCKPIT_REGISTRY", dir)
+		// An engine registered while the level was ours…
+		r, err := Register(Entry{PID: 4, Started: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		// …and then the level is another user's (created by them before
+		// us, in the attack): nobody registers there, nobody reads it.
+		if err := os.Chown(theirs, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		want := theirs + " belongs to uid 65534, who could swap the registry"
+		if _, err := Register(entry); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Register under another user's directory: %v", err)
+		}
+		if es, err := List(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("List under another user's directory: %v, %v", es, err)
+		}
+	})
+	t.Run("symlink of another user", func(t *testing.T) {
+		base := t.TempDir()
+		mine := filepath.Join(base, "mine")
+		if err := os.Mkdir(mine, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(base, "cockpit-0")
+		if err := os.Symlink(mine, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(link, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("COCKPIT_REGISTRY", filepath.Join(link, "engines"))
+		if _, err := Register(entry); err == nil || !strings.Contains(err.Error(), link+" belongs to uid 65534") {
+			t.Fatalf("Register through another user's symlink: %v", err)
+		}
+	})
+	t.Run("registry open to others", func(t *testing.T) {
+		dir := useDir(t)
+		r, err := Register(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		os.Chmod(dir, 0o777)
+		if es, err := List(); err == nil || !strings.Contains(err.Error(), "is open to others (mode 0777)") {
+			t.Fatalf("List of a registry open to others: %v, %v", es, err)
+		}
+	})
+}
+
+// Issue 17 item 11: every engine has a short name, unique among the live
+// engines — two demos are demo-1-001 and demo-1-001-2 — freed when its
+// engine is gone; Match finds an engine by name, pid or unique prefix.
+func TestNames(t *testing.T) {
+	useDir(t)
+	base := BaseName("demo-1", "001", "x.json")
+	if base != "demo-1-001" {
+		t.Fatalf("BaseName = %q", base)
+	}
+	for _, c := range []struct{ key, seq, file, want string }{
+		{"dev-10860", "", "m.json", "dev-10860"},
+		{"", "", "state/run-manifest-x.json", "run-manifest-x"},
+		{"a:b.c", "002", "", "a-b.c-002"},
+		{"", "", "", "engine"},
+	} {
+		if got := BaseName(c.key, c.seq, c.file); got != c.want {
+			t.Errorf("BaseName(%q, %q, %q) = %q, want %q", c.key, c.seq, c.file, got, c.want)
+		}
+	}
+	a, err := Register(Entry{Name: base, PID: 10, Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Register(Entry{Name: base, PID: 11, Started: time.Now().Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Register(Entry{Name: "dev-7-001", PID: 12, Started: time.Now().Add(2 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if a.Name() != "demo-1-001" || b.Name() != "demo-1-001-2" {
+		t.Fatalf("two demos are named %q and %q", a.Name(), b.Name())
+	}
+	es, _ := List()
+	names := func(es []Entry) (out []string) {
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	if got := names(es); strings.Join(got, " ") != "demo-1-001 demo-1-001-2 dev-7-001" {
+		t.Fatalf("List names %v", got)
+	}
+	for target, want := range map[string]string{
+		"demo-1-001": "demo-1-001", "demo-1-001-2": "demo-1-001-2", "11": "demo-1-001-2", "dev": "dev-7-001",
+		"demo": "demo-1-001", // the exact name wins over a longer one
+	} {
+		if target == "demo" {
+			if got := names(Match(es, target)); len(got) != 2 {
+				t.Errorf("Match(%q) = %v, want both demos (ambiguous)", target, got)
+			}
+			continue
+		}
+		if got := names(Match(es, target)); len(got) != 1 || got[0] != want {
+			t.Errorf("Match(%q) = %v, want %s", target, got, want)
+		}
+	}
+	if got := Match(es, "nope"); len(got) != 0 {
+		t.Errorf("Match(nope) = %v", got)
+	}
+	// A name is free again once its engine is gone.
+	a.Close()
+	d, err := Register(Entry{Name: base, PID: 13, Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	defer b.Close()
+	if d.Name() != "demo-1-001" {
+		t.Fatalf("a freed name was not reused: %q", d.Name())
 	}
 }
