@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,10 +41,9 @@ func lockPID(path string) (*pidLock, error) {
 	}
 	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			buf := make([]byte, 32)
-			n, _ := unix.Pread(fd, buf, 0)
+			pid := lockHolder(fd)
 			f.Close()
-			return nil, fmt.Errorf("%w (pid %s)", ErrServing, strings.TrimSpace(string(buf[:max(n, 0)])))
+			return nil, fmt.Errorf("%w (pid %s)", ErrServing, pid)
 		}
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -58,6 +58,25 @@ func lockPID(path string) (*pidLock, error) {
 		return nil, fmt.Errorf("write lock file %s: %w", path, err)
 	}
 	return &pidLock{f: f}, nil
+}
+
+// lockHolder is the pid in a held lock file. The holder writes it just
+// after taking the lock, so a loser of a race (two serve at once) may find
+// the file still empty: it waits for the pid a little (at most 2 s) rather
+// than saying "(pid )".
+func lockHolder(fd int) string {
+	deadline := time.Now().Add(2 * time.Second)
+	buf := make([]byte, 32)
+	for {
+		n, _ := unix.Pread(fd, buf, 0)
+		if pid := strings.TrimSpace(string(buf[:max(n, 0)])); pid != "" {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			return "unknown"
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Unlock releases the lock (closing the file drops the flock).
