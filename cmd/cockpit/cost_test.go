@@ -27,7 +27,7 @@ func statusRow(scr string) string {
 func TestDemoShowsCost(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit, reg := exitFile(t), engineRegistry(t)
-	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
+	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo --slow-work 10s; echo $? > %s; sleep 600", reg, cockpitBin, exit))
 	total := regexp.MustCompile(` · \$(\d+\.\d\d)( |$)`)
 	var first float64
 	s.waitScreen("a run total on the status line", 20*time.Second, func(scr string) bool {
@@ -41,7 +41,7 @@ func TestDemoShowsCost(t *testing.T) {
 	// (the demo's screen starts in navigation: its lead is a script).
 	for _, p := range []struct{ key, title string }{
 		{"2", "Codex analyser · sim · sim-ok-4s"}, {"3", "Antigravity analyser · sim · sim-fail-3s"},
-		{"4", "Claude analyser · sim · sim-slow-10s"}, {"5", "Grok analyser · sim · sim-ok-6s"},
+		{"4", "Claude analyser · sim · sim-ok-10s"}, {"5", "Grok analyser · sim · sim-ok-6s"},
 	} {
 		label, _, _ := strings.Cut(p.title, " · ")
 		s.keys(p.key, "z")

@@ -64,7 +64,7 @@ func TestOkstraLeadContractUnderTheCockpit(t *testing.T) {
 	waitStep("s1")
 	ok("d1")
 	shim := strings.TrimSpace(file("shim.path"))
-	if filepath.Base(shim) != "okstra" || !strings.HasPrefix(filepath.Base(filepath.Dir(shim)), "cockpit-okstra-") {
+	if filepath.Base(shim) != "okstra" || filepath.Dir(shim) != filepath.Join(root, fixture.RunDir, "state", shimDirName) {
 		t.Fatalf("okstra in the lead pane is %q, not the cockpit's shim", shim)
 	}
 	s.waitScreen("three worker panes", 10*time.Second, func(scr string) bool {
