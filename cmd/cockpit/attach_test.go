@@ -98,8 +98,8 @@ func TestDetachAndAttach(t *testing.T) {
 	if code := readExit(t, l.exit, 20*time.Second); code != "0" {
 		t.Fatalf("open exited %s after ctrl+b d:\n%s", code, s.screen())
 	}
-	scr := s.waitJoined("to come back", 5*time.Second)
-	if want := fmt.Sprintf("detached from %s; `cockpit attach --project-root %s --run-manifest %s` to come back", fixture.RunManifest, root, fixture.RunManifest); !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
+	scr := s.waitJoined("ends the run", 5*time.Second)
+	if want := fmt.Sprintf("detached from dev-10860-002 (%s); `cockpit attach dev-10860-002` comes back, `cockpit stop dev-10860-002` ends the run", fixture.RunManifest); !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
 		t.Errorf("the come-back line is not %q:\n%s", want, scr)
 	}
 	// The workers go on without a screen.
@@ -286,23 +286,46 @@ func TestServeListedAndStopped(t *testing.T) {
 	if !roots[rootA] || !roots[rootB] {
 		t.Fatalf("ls lists roots %v, want %s and %s", roots, rootA, rootB)
 	}
+	// Two engines of the same run in two projects: the second name gets a
+	// suffix, as a second demo's does.
+	names := map[string]string{}
+	for _, in := range infos {
+		names[in.ProjectRoot] = in.Name
+	}
+	if names[rootA] == names[rootB] || !strings.HasPrefix(names[rootA], "dev-10860-002") || !strings.HasPrefix(names[rootB], "dev-10860-002") {
+		t.Fatalf("engine names %v", names)
+	}
 	plain := cockpit(t, rootA, regEnv, "ls")
-	if plain.code != 0 || !strings.Contains(plain.stdout, "PENDING/DONE") || strings.Count(plain.stdout, fixture.RunManifest) != 2 {
+	if plain.code != 0 || !strings.Contains(plain.stdout, "DONE") || !strings.Contains(plain.stdout, names[rootA]+" ") || !strings.Contains(plain.stdout, names[rootB]+" ") {
 		t.Fatalf("ls: %d\n%s%s", plain.code, plain.stdout, plain.stderr)
+	}
+	for _, l := range strings.Split(plain.stdout, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("ls prints a line of %d columns: %q", len([]rune(l)), l)
+		}
 	}
 	for _, cmd := range []string{"stop", "attach"} {
 		several := cockpit(t, rootA, regEnv, cmd)
-		if several.code != 2 || !strings.Contains(several.stderr, "cockpit "+cmd+": 2 engines are running; choose one") || strings.Count(several.stderr, fixture.RunManifest) != 2 {
+		if several.code != 2 || !strings.Contains(several.stderr, "cockpit "+cmd+": 2 engines are running; name one: `cockpit "+cmd+" NAME`") || !strings.Contains(several.stderr, names[rootA]) || !strings.Contains(several.stderr, names[rootB]) {
 			t.Fatalf("%s with two engines: %d\n%s", cmd, several.code, several.stderr)
+		}
+		// A prefix both names share is ambiguous; a name nobody has is not found.
+		if r := cockpit(t, rootA, regEnv, cmd, "dev-10860"); r.code != 2 || !strings.Contains(r.stderr, `cockpit `+cmd+`: "dev-10860" names 2 engines; give more of the name`) {
+			t.Fatalf("%s dev-10860: %d\n%s", cmd, r.code, r.stderr)
+		}
+		if r := cockpit(t, rootA, regEnv, cmd, "nope"); r.code != 1 || !strings.Contains(r.stderr, `cockpit `+cmd+`: no engine is named "nope" (nor has that pid); running: `) {
+			t.Fatalf("%s nope: %d\n%s", cmd, r.code, r.stderr)
 		}
 	}
 	// Without a terminal, attach to a chosen engine says it needs one.
-	if r := cockpit(t, rootA, regEnv, "attach", "--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET=")); r.code != 1 || !strings.Contains(r.stderr, "cockpit attach: the screen needs a terminal on stdin and stdout") {
-		t.Fatalf("attach without a terminal: %d %s", r.code, r.stderr)
+	for _, args := range [][]string{{"--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET=")}, {names[rootA]}} {
+		if r := cockpit(t, rootA, regEnv, append([]string{"attach"}, args...)...); r.code != 1 || !strings.Contains(r.stderr, "cockpit attach: the screen needs a terminal on stdin and stdout") {
+			t.Fatalf("attach %v without a terminal: %d %s", args, r.code, r.stderr)
+		}
 	}
-	stop := cockpit(t, rootA, regEnv, "stop", "--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET="), "--json")
-	if stop.code != 0 || !strings.Contains(stop.stdout, `"stopped": true`) {
-		t.Fatalf("stop --socket: %d\n%s%s", stop.code, stop.stdout, stop.stderr)
+	stop := cockpit(t, rootA, regEnv, "stop", names[rootA], "--json")
+	if stop.code != 0 || !strings.Contains(stop.stdout, `"stopped": true`) || !strings.Contains(stop.stdout, `"name": "`+names[rootA]+`"`) {
+		t.Fatalf("stop NAME: %d\n%s%s", stop.code, stop.stdout, stop.stderr)
 	}
 	select {
 	case <-a.done:
@@ -315,19 +338,27 @@ func TestServeListedAndStopped(t *testing.T) {
 	if in := engineList(t, reg); len(in) != 1 || in[0].ProjectRoot != rootB {
 		t.Fatalf("ls after one stop: %+v", in)
 	}
-	// The run's flags (and its COCKPIT_SOCKET, as in its lead pane) name the other one.
-	if r := cockpit(t, rootB, append(regEnv, envB...), runArgs(rootB, "stop")...); r.code != 0 || !strings.Contains(r.stdout, "stopped the engine of "+fixture.RunManifest) {
+	// The run's flags (and its COCKPIT_SOCKET, as in its lead pane) name
+	// the other one, and stop says so.
+	sockB := strings.TrimPrefix(envB[0], "COCKPIT_SOCKET=")
+	if r := cockpit(t, rootB, append(regEnv, envB...), runArgs(rootB, "stop")...); r.code != 0 ||
+		r.stdout != fmt.Sprintf("stopped the engine %s (pid %d) of %s, resolved from --run-manifest %s and $COCKPIT_SOCKET, %s\n", names[rootB], b.cmd.Process.Pid, fixture.RunManifest, fixture.RunManifest, sockB) {
 		t.Fatalf("stop --run-manifest: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	<-b.done
-	for _, args := range [][]string{{"stop"}, {"attach"}, {"ls"}} {
-		r := cockpit(t, rootA, regEnv, args...)
-		if args[0] != "ls" && (r.code != 1 || !strings.Contains(r.stderr, "cockpit "+args[0]+": no cockpit engine is running")) {
-			t.Errorf("%s with no engine: %d %s", args[0], r.code, r.stderr)
-		}
-		if args[0] == "ls" && (r.code != 0 || r.stdout != "no cockpit engine is running\n") {
-			t.Errorf("ls with no engine: %d %q", r.code, r.stdout)
-		}
+	// Nothing left: stop has nothing to stop, attach points at open and
+	// demo, a stop by the run says where it looked.
+	if r := cockpit(t, rootA, regEnv, "stop"); r.code != 1 || r.stderr != "cockpit stop: no cockpit engine is running; nothing to stop (`cockpit ls` lists the running ones)\n" {
+		t.Errorf("stop with no engine: %d %s", r.code, r.stderr)
+	}
+	if r := cockpit(t, rootA, regEnv, "attach"); r.code != 1 || !strings.Contains(r.stderr, "cockpit attach: no cockpit engine is running; `cockpit open --project-root <dir> --run-manifest <path>` starts one for a run, `cockpit demo` one to try") {
+		t.Errorf("attach with no engine: %d %s", r.code, r.stderr)
+	}
+	if r := cockpit(t, rootA, regEnv, runArgs(rootA, "stop")...); r.code != 1 || !strings.Contains(r.stderr, "cockpit stop: no engine answers at ") || !strings.Contains(r.stderr, "(resolved from --run-manifest "+fixture.RunManifest+", whose socket is ") {
+		t.Errorf("stop --run-manifest with no engine: %d %s", r.code, r.stderr)
+	}
+	if r := cockpit(t, rootA, regEnv, "ls"); r.code != 0 || !strings.HasPrefix(r.stdout, "no cockpit engine is running") {
+		t.Errorf("ls with no engine: %d %q", r.code, r.stdout)
 	}
 }
 

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/okstra/cockpit/state"
 )
@@ -135,6 +138,49 @@ func checkEnum(flag, value string, allowed ...string) error {
 		}
 	}
 	return &usageError{fmt.Errorf("%s %q: choose %s", flag, value, orList(allowed))}
+}
+
+// enumValue is the value of an enumerated string flag (enumVar): it takes
+// one of allowed, or a value accept says is one of them in another
+// spelling (a locale for a language), and refuses anything else as it is
+// parsed, so every enumerated flag is a usage error (exit 2) with one line:
+// `--<flag> "<value>": choose a, b or c`. Its help shows the values as the
+// flag's value name (`--lang ko|en`).
+type enumValue struct {
+	p       *string
+	allowed []string
+	accept  func(string) bool
+}
+
+func (e *enumValue) String() string { return *e.p }
+func (e *enumValue) Type() string   { return strings.Join(e.allowed, "|") }
+
+func (e *enumValue) Set(v string) error {
+	if slices.Contains(e.allowed, v) || (e.accept != nil && e.accept(v)) {
+		*e.p = v
+		return nil
+	}
+	return fmt.Errorf("choose %s", orList(e.allowed))
+}
+
+// enumVar declares --name, an enumerated flag stored in p with default def
+// (one of allowed, or ""): the shared helper of every flag that takes one
+// of a fixed set of values, for the commands of every owner. accept (nil:
+// none) takes other spellings of the allowed values.
+func enumVar(cmd *cobra.Command, p *string, name, def, usage string, accept func(string) bool, allowed ...string) *pflag.Flag {
+	*p = def
+	cmd.Flags().Var(&enumValue{p: p, allowed: allowed, accept: accept}, name, usage)
+	return cmd.Flags().Lookup(name)
+}
+
+// flagError is the root's flag error: one usage line (exit 2); a value a
+// flag refused reads `--<flag> "<value>": <why>`, as checkEnum's do.
+func flagError(_ *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	if errors.As(err, &iv) {
+		return &usageError{fmt.Errorf("--%s %q: %w", iv.GetFlag().Name, iv.GetValue(), errors.Unwrap(iv))}
+	}
+	return &usageError{err}
 }
 
 // orList reads "a, b or c".

@@ -26,27 +26,49 @@ type DemoOptions struct {
 	Keep     bool
 	Prefix   string // $COCKPIT_PREFIX, or ctrl+b
 	Alerts   alertsFlag
+	// Grace is how long the demo's engine waits for a screen once the
+	// last one has gone before it ends the run (--grace).
+	Grace time.Duration
+	// SlowWork is how long the slow worker works (hidden --slow-work; the
+	// tests shorten it).
+	SlowWork time.Duration
 }
 
+// demoGrace is how long a demo's engine outlives its last screen: long
+// enough to detach on purpose and attach again, short enough that a closed
+// terminal does not leave a demo running (docs/DECISIONS.md).
+const demoGrace = time.Minute
+
 // demoBackends are the values of demo --backend.
-var demoBackends = []string{state.BackendCockpitPane, state.BackendCLIWrapper}
+// cmux-pane is okstra's value for workers in panes (seed 000), which the
+// cockpit serves; cockpit-pane, the cockpit's older name, is still taken
+// but no longer offered.
+var demoBackends = []string{state.BackendCmuxPane, state.BackendCLIWrapper}
 
 // NewCmdDemo parses and checks `demo`; runF (demoRun when nil) does it.
 func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 	opts := &DemoOptions{IO: f.IO, Prefix: f.envOr("COCKPIT_PREFIX", tui.DefaultPrefix)}
 	cmd := &cobra.Command{
-		Use:   "demo [--headless] [--backend cockpit-pane|cli-wrapper]",
-		Short: "Show the cockpit on a throwaway run with simulated workers (no LLM CLI needed)",
-		Long: `demo builds a throwaway okstra run in a temp dir whose four workers use the
-built-in sim provider (one fails, one is slow), dispatches them, shows the counts
-move and ends with a reclaim of the finished panes. With --headless it prints the
-same story as lines; --backend cli-wrapper runs the batch with worker-dispatch
-instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
+		Use:   "demo [--headless] [--backend cmux-pane|cli-wrapper] [--grace <duration>] [--keep]",
+		Short: "Try the cockpit on a throwaway run with simulated workers (no LLM CLI needed)",
+		Long: `demo makes a throwaway okstra run in a temp dir and opens the cockpit on it. Its
+lead pane plays a lead agent: it dispatches four workers of the built-in sim
+provider (one fails, one works for about a minute: time to try focus, zoom,
+scroll and search on a live pane), awaits them, reclaims their panes and asks
+you a question at a gate. The screen starts in navigation: ? lists the keys.
+
+ctrl+b d detaches: the demo goes on, and cockpit attach NAME (the name it
+prints, also in cockpit ls) brings it back. Its engine ends the run when no
+screen has been attached for --grace (1m), when you end it (q e), or with
+cockpit stop NAME; it then removes its temp dir and its copy of the cockpit
+binary (--keep leaves the run's files). With --headless, or when stdout is not
+a terminal, it tells the same story as lines; --backend cli-wrapper runs the
+batch with worker-dispatch instead of panes.`,
+		Example: `  cockpit demo
+  cockpit demo --headless
+  go run ./cmd/cockpit demo     # the first build takes a while: see README`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkEnum("--backend", opts.Backend, demoBackends...); err != nil {
-				return err
-			}
 			if err := opts.Alerts.check(); err != nil {
 				return err
 			}
@@ -55,6 +77,9 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 				return &usageError{fmt.Errorf("$COCKPIT_PREFIX: %w", err)}
 			}
 			opts.Prefix = p
+			if opts.Grace <= 0 {
+				return &usageError{fmt.Errorf("--grace %s: give a positive duration such as 1m or 30s", opts.Grace)}
+			}
 			opts.Ctx = cmd.Context()
 			if !opts.IO.IsStdoutTTY() {
 				opts.Headless = true
@@ -66,8 +91,12 @@ instead of panes. It removes the temp dir when it ends (--keep leaves it).`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "print the story as lines instead of opening the screen")
-	cmd.Flags().StringVar(&opts.Backend, "backend", state.BackendCockpitPane, "cockpit-pane (workers in panes) or cli-wrapper (worker-dispatch)")
+	enumVar(cmd, &opts.Backend, "backend", state.BackendCmuxPane, "cmux-pane (workers in panes) or cli-wrapper (worker-dispatch)",
+		func(v string) bool { return v == state.BackendCockpitPane }, demoBackends...)
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the demo run's temp dir")
+	cmd.Flags().DurationVar(&opts.Grace, "grace", demoGrace, "end the demo once no screen has been attached for this `duration`")
+	cmd.Flags().DurationVar(&opts.SlowWork, "slow-work", demo.SlowWork, "how long the slow worker works")
+	_ = cmd.Flags().MarkHidden("slow-work")
 	opts.Alerts.add(f, cmd)
 	cmd.AddCommand(NewCmdDemoLead(f, nil))
 	return cmd
@@ -106,7 +135,7 @@ func newDemo(o *DemoOptions) (*demoSetup, error) {
 		}
 		os.RemoveAll(dir)
 	}
-	if d.run, err = demo.MakeRun(d.root, o.Backend); err != nil {
+	if d.run, err = demo.MakeRun(d.root, demo.Options{Backend: o.Backend, SlowWork: slowWork(o)}); err != nil {
 		d.cleanup()
 		return nil, err
 	}
@@ -150,11 +179,14 @@ func demoScreen(o *DemoOptions) error {
 	// The demo's lead is a script: its screen starts in navigation, so the
 	// keys its intro lists drive the screen.
 	args = append([]string{"--scripted-lead"}, args...)
-	if !o.Keep {
-		args = append([]string{"--remove-dir", d.dir}, args...)
-	} else {
+	// The engine removes the temp dir when the run ends, or only the copy
+	// of the binary with --keep.
+	remove := d.dir
+	if o.Keep {
+		remove = filepath.Dir(bin)
 		fmt.Fprintf(o.IO.Err, "the demo run is in %s; it is kept when the run ends\n", d.dir)
 	}
+	args = append([]string{"--remove-dir", remove, "--end-unwatched", o.Grace.String()}, args...)
 	if err := spawnEngine(bin, args, engineLog(d.run)); err != nil {
 		d.cleanup()
 		return err
@@ -163,7 +195,8 @@ func demoScreen(o *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	return runClient(o.IO, conn, in, out, p, hello, "cockpit attach --socket "+shellQuote(sock))
+	return runClient(o.IO, conn, in, out, p, hello, comeBack{socket: sock, bySocket: true,
+		note: fmt.Sprintf("the demo ends once no screen has been attached for %s", demo.ShortDuration(o.Grace))})
 }
 
 // copyExecutable copies the binary at src to dst (made with its directory).
@@ -227,8 +260,8 @@ func demoLead(o *DemoLeadOptions) error {
 	}
 	pause := func(d time.Duration) { time.Sleep(d) }
 	say(bold("cockpit demo") + " — this pane plays the lead agent of a throwaway okstra run.")
-	say(dim("Four simulated workers (sim provider, no LLM CLI): one fails, one is slow."))
-	say(dim("Keys: ? help · arrows move focus · z zoom · enter types into a pane · ctrl+b d detach · q detach or end"))
+	say(dim("Four simulated workers (sim provider, no LLM CLI): one fails, Claude's works for about a minute."))
+	say(dim("? lists the keys. While Claude's analyser works, try moving focus to it, zooming it, scrolling and searching."))
 	say("")
 	pause(1500 * time.Millisecond)
 	if err := step("team", "dispatch", "--jobs-file", demo.JobsInitial); err != nil {
@@ -255,7 +288,16 @@ func demoLead(o *DemoLeadOptions) error {
 		return err
 	}
 	say("")
-	say(bold("The demo is over.") + " Press q, then e to end the run (ctrl+b first if you are typing in this pane); ctrl+b d detaches.")
+	say(bold("The demo is over.") + " q, then e, ends the run (ctrl+b first if you are typing in this pane); ctrl+b d detaches.")
 	<-o.Ctx.Done() // keep the lead's pane alive until the screen ends (its hang-up)
 	return nil
+}
+
+// slowWork is the slow worker's time: paced for the screen, where keys are
+// tried on it; as before (sim-slow-10s) for the headless story.
+func slowWork(o *DemoOptions) time.Duration {
+	if o.Headless {
+		return 0
+	}
+	return o.SlowWork
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/okstra/cockpit/runtime/demo"
+	"github.com/okstra/cockpit/runtime/watch"
 )
 
 // TestDemoHeadless runs `cockpit demo --headless` as a newcomer would and
@@ -44,5 +50,52 @@ func TestDemoHeadless(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(out)
+	}
+}
+
+// TestDemoEndsUnwatched (issue 17 item 12): a demo whose terminal closes
+// (its tmux server killed: the client gets its hang-up) does not run on
+// forever. Its engine ends the run once no screen has been attached for
+// --grace, and removes the temp dir with the copy of the binary it ran;
+// with --keep it leaves the run's files but still removes the copy.
+func TestDemoEndsUnwatched(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []bool{false, true} {
+		reg := engineRegistry(t)
+		flags := "--grace 2s --slow-work 2s"
+		if keep {
+			flags += " --keep"
+		}
+		s := newTmux(t, 120, 40, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo %s; sleep 600", reg, cockpitBin, flags))
+		s.waitFor("● 1 lead", 20*time.Second)
+		infos := engineList(t, reg)
+		if len(infos) != 1 || infos[0].Name != "demo-1-001" {
+			t.Fatalf("the demo's engine: %+v", infos)
+		}
+		dir := filepath.Dir(infos[0].ProjectRoot)
+		if _, err := os.Stat(filepath.Join(dir, "bin", "cockpit")); err != nil {
+			t.Fatalf("the demo's copy of the binary: %v", err)
+		}
+		if out, err := s.cmd("kill-server").CombinedOutput(); err != nil {
+			t.Fatalf("close the demo's terminal: %v: %s", err, out)
+		}
+		waitFor(t, "the unwatched demo's engine to end", 30*time.Second, func() bool { return len(registeredPIDs(reg)) == 0 })
+		waitFor(t, "the demo's engine process to exit", 10*time.Second, func() bool { return !watch.ProcessAlive(infos[0].PID) })
+		waitFor(t, "the demo's files to go", 10*time.Second, func() bool {
+			_, err := os.Stat(filepath.Join(dir, "bin"))
+			return os.IsNotExist(err)
+		})
+		_, err := os.Stat(dir)
+		if !keep {
+			if !os.IsNotExist(err) {
+				t.Errorf("the demo left %s behind (%v)", dir, err)
+			}
+			continue
+		}
+		log := filepath.Join(infos[0].ProjectRoot, demo.RunDir, "state", engineLogName)
+		if data, err := os.ReadFile(log); err != nil || !strings.Contains(string(data), "no screen was attached for 2s; closing the panes") {
+			t.Errorf("the kept engine log does not say why the demo ended (%v):\n%s", err, data)
+		}
+		os.RemoveAll(dir)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -45,6 +47,9 @@ type EngineOptions struct {
 	// ScriptedLead: the lead is a script (the demo's); screens start in
 	// navigation (tui.Config.ScriptedLead).
 	ScriptedLead bool
+	// EndUnwatched ends the run once no screen has been attached for this
+	// long (0: never; the demo's engine, demoGrace).
+	EndUnwatched time.Duration
 }
 
 // NewCmdEngine parses `engine`; runF (engineRun when nil) does it.
@@ -81,8 +86,9 @@ func NewCmdEngine(f *Factory, runF func(*EngineOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.Cols, "cols", 0, "the first screen's columns, so panes start at their size")
 	cmd.Flags().IntVar(&opts.Rows, "rows", 0, "the first screen's rows")
 	cmd.Flags().IntVar(&opts.ReadyFD, "ready-fd", 0, "an inherited pipe to write one line on: ok, or why the engine did not start")
-	cmd.Flags().StringVar(&opts.RemoveDir, "remove-dir", "", "a directory to remove when the engine ends (the demo's)")
 	cmd.Flags().BoolVar(&opts.ScriptedLead, "scripted-lead", false, "the lead is a script the human watches (the demo's): screens start in navigation")
+	cmd.Flags().StringVar(&opts.RemoveDir, "remove-dir", "", "a `dir` to remove when the engine ends (the demo's)")
+	cmd.Flags().DurationVar(&opts.EndUnwatched, "end-unwatched", 0, "end the run once no screen has been attached for this `duration` (the demo's)")
 	return cmd
 }
 
@@ -128,6 +134,10 @@ func engineRun(o *EngineOptions) (err error) {
 		return err
 	}
 	he.host.SetScriptedLead(o.ScriptedLead)
+	var unwatched <-chan struct{}
+	if o.EndUnwatched > 0 {
+		unwatched = he.watch.after(o.EndUnwatched)
+	}
 	cp, run := he.cp, he.cp.Run()
 	fmt.Fprintf(o.IO.Err, "%s cockpit engine: pid %d serving %s at %s\n", time.Now().Format(time.RFC3339), os.Getpid(), run.Manifest.Display, cp.SocketPath())
 	say("ok")
@@ -136,6 +146,8 @@ func engineRun(o *EngineOptions) (err error) {
 	case <-cp.Stopping():
 	case <-ctx.Done():
 		why = "the engine was stopped by a signal"
+	case <-unwatched:
+		why = fmt.Sprintf("no screen was attached for %s", o.EndUnwatched)
 	}
 	fmt.Fprintf(o.IO.Err, "%s cockpit engine: %s; closing the panes\n", time.Now().Format(time.RFC3339), why)
 	return he.end(why)
@@ -149,6 +161,68 @@ type hosted struct {
 	host       *host.Host
 	reg        *registry.Registration
 	removeShim func()
+	watch      *screenWatch
+}
+
+// screenWatch counts the screens attached through the host, so an engine
+// can end once none has been attached for a while (after).
+type screenWatch struct {
+	mu     sync.Mutex
+	n      int
+	grace  time.Duration
+	timer  *time.Timer
+	fire   chan struct{}
+	closed bool
+}
+
+func newScreenWatch() *screenWatch { return &screenWatch{fire: make(chan struct{})} }
+
+// wrap counts the screens that attach hook serves.
+func (w *screenWatch) wrap(hook func(context.Context, io.ReadWriteCloser, json.RawMessage) error) func(context.Context, io.ReadWriteCloser, json.RawMessage) error {
+	return func(ctx context.Context, conn io.ReadWriteCloser, raw json.RawMessage) error {
+		w.mu.Lock()
+		w.n++
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			w.n--
+			w.arm()
+			w.mu.Unlock()
+		}()
+		return hook(ctx, conn, raw)
+	}
+}
+
+// after returns a channel closed once no screen has been attached for d,
+// counted from now if none is attached now (the timer is a single
+// time.AfterFunc, armed only while no screen is attached: no polling).
+func (w *screenWatch) after(d time.Duration) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.grace = d
+	w.arm()
+	return w.fire
+}
+
+// arm starts the grace timer when no screen is attached; w.mu is held.
+func (w *screenWatch) arm() {
+	if w.grace <= 0 || w.n > 0 || w.closed {
+		return
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.timer = time.AfterFunc(w.grace, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.n == 0 && !w.closed {
+			w.closed = true
+			close(w.fire)
+		}
+	})
 }
 
 // startHosted starts the engine on the run (startEngine) with a screen host
@@ -156,9 +230,10 @@ type hosted struct {
 // daemon's) in the registry entry.
 func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune func(*engine.Config)) (*hosted, error) {
 	h := host.New(prefix)
+	watch := newScreenWatch()
 	cp, removeShim, err := startEngine(r, lead, func(c *engine.Config) {
 		tune(c)
-		c.Attach = h.Attach
+		c.Attach = watch.wrap(h.Attach)
 	})
 	if err != nil {
 		return nil, err
@@ -166,7 +241,8 @@ func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune f
 	h.SetEngine(cp)
 	run := cp.Run()
 	entry := registry.Entry{
-		PID: os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
+		Name: registry.BaseName(run.Manifest.TaskKey, run.Manifest.RunSeq, run.Manifest.Display),
+		PID:  os.Getpid(), Socket: cp.SocketPath(), ProjectRoot: run.Root.Dir(), RunManifest: run.Manifest.Display,
 		TaskKey: run.Manifest.TaskKey, Started: cp.Started(),
 	}
 	if withLog {
@@ -178,7 +254,7 @@ func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune f
 		removeShim()
 		return nil, err
 	}
-	return &hosted{cp: cp, host: h, reg: reg, removeShim: removeShim}, nil
+	return &hosted{cp: cp, host: h, reg: reg, removeShim: removeShim, watch: watch}, nil
 }
 
 // end tells every attached screen why the run ends (waiting a little for
@@ -210,7 +286,7 @@ func startEngine(r *runFlags, lead []string, tune func(*engine.Config)) (cp *eng
 	}
 	stop = func() {}
 	if len(lead) > 0 {
-		shim, removeShim, err := okstraShim(self)
+		shim, removeShim, err := runShim(run, self)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -298,3 +374,38 @@ func engineArgs(root, manifest, socket string, cols, rows int, prefix string, le
 
 // engineLog is the engine's log path for run.
 func engineLog(run *state.Run) string { return filepath.Join(run.StateDir(), engineLogName) }
+
+// shimDirName is the directory of the lead's okstra shim in the run's
+// state directory.
+const shimDirName = "cockpit-bin"
+
+// runShim puts the lead's okstra shim (an okstra symlink to the cockpit
+// binary self) in the run's state directory, replacing the one an engine
+// killed with SIGKILL left: a run has at most one, and nothing of it is
+// left in the temp dir (issue 19). A state directory whose path holds a
+// ':' cannot be on PATH; the shim then goes to a fresh temp dir
+// (okstraShim). remove deletes it.
+func runShim(run *state.Run, self string) (dir string, remove func(), err error) {
+	dir = filepath.Join(run.StateDir(), shimDirName)
+	if strings.Contains(dir, ":") {
+		return okstraShim(self)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", nil, fmt.Errorf("make the okstra shim directory: %w", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", nil, fmt.Errorf("make the okstra shim directory %s: it is not a directory; remove it", dir)
+	}
+	// Replace by rename: a symlink planted at the name is replaced, never
+	// followed.
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s-%d", okstraName, os.Getpid()))
+	os.Remove(tmp)
+	if err := os.Symlink(self, tmp); err != nil {
+		return "", nil, fmt.Errorf("make the okstra shim: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, okstraName)); err != nil {
+		os.Remove(tmp)
+		return "", nil, fmt.Errorf("make the okstra shim: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}

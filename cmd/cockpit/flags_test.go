@@ -28,7 +28,7 @@ func testFactory(env map[string]string) *Factory {
 // and returns what it returned; runF has captured the options by then.
 func parse(t *testing.T, cmd *cobra.Command, args ...string) error {
 	t.Helper()
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.SetArgs(args)
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
@@ -113,7 +113,7 @@ func TestFlagsTeam(t *testing.T) {
 	if aw.Timeout != 90*time.Second || !aw.JSON {
 		t.Fatalf("await options %+v", aw)
 	}
-	if err := parse(t, NewCmdTeamAwait(testFactory(nil), nil), "--timeout", "soon"); err == nil || !strings.Contains(err.Error(), `invalid argument "soon" for "--timeout"`) {
+	if err := parse(t, NewCmdTeamAwait(testFactory(nil), nil), "--timeout", "soon"); !isUsage(err, `--timeout "soon": time: invalid duration "soon"`) {
 		t.Fatalf("await --timeout soon: %v", err)
 	}
 	var p *PanesOptions
@@ -193,7 +193,7 @@ func TestFlagsScreenCommands(t *testing.T) {
 		t.Fatalf("demo: %+v (%v); a demo whose stdout is no terminal is headless", d, err)
 	}
 	d = nil
-	if err := parse(t, NewCmdDemo(f, captureDemo), "--backend", "screen"); !isUsage(err, `--backend "screen": choose cockpit-pane or cli-wrapper`) || d != nil {
+	if err := parse(t, NewCmdDemo(f, captureDemo), "--backend", "screen"); !isUsage(err, `--backend "screen": choose cmux-pane or cli-wrapper`) || d != nil {
 		t.Fatalf("demo --backend screen: %v", err)
 	}
 	var r *ReplayOptions
@@ -345,5 +345,120 @@ func TestTopLevelNames(t *testing.T) {
 	}
 	if n := len(newRootCmdFor(f, []string{"bogus"}).Commands()); n != len(topLevel)+1 {
 		t.Errorf("an unknown name builds %d commands, want every one and completion", n)
+	}
+}
+
+// TestFlagsEngineTarget: attach and stop take the engine as a NAME (or
+// pid) argument or -t, as tmux attach -t; --socket and the run's flags
+// still work; the verb shapes the messages.
+func TestFlagsEngineTarget(t *testing.T) {
+	var a *AttachOptions
+	if err := parse(t, NewCmdAttach(testFactory(nil), func(o *AttachOptions) error { a = o; return nil }), "demo-1-001", "--read-only"); err != nil || a.Target.Name != "demo-1-001" || !a.ReadOnly || a.Target.verb != "attach" {
+		t.Fatalf("attach NAME: %+v (%v)", a, err)
+	}
+	if err := parse(t, NewCmdAttach(testFactory(nil), func(o *AttachOptions) error { a = o; return nil }), "-t", "4242"); err != nil || a.Target.Name != "4242" {
+		t.Fatalf("attach -t: %+v (%v)", a, err)
+	}
+	var s *StopOptions
+	if err := parse(t, NewCmdStop(testFactory(nil), func(o *StopOptions) error { s = o; return nil }), "--socket", "/s.sock", "--json"); err != nil || s.Target.Socket != "/s.sock" || s.Target.Name != "" || !s.JSON || s.Target.verb != "stop" {
+		t.Fatalf("stop --socket: %+v (%v)", s, err)
+	}
+	if err := parse(t, NewCmdStop(testFactory(map[string]string{envRunManifest: "m.json"}), func(o *StopOptions) error { s = o; return nil })); err != nil || s.Target.Run.RunManifest != "m.json" {
+		t.Fatalf("stop in a lead pane: %+v (%v)", s, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a", "b"}, `unexpected argument "b"; stop takes one engine name`},
+		{[]string{"a", "-t", "b"}, `the engine is named twice ("a" and -t "b"); give one`},
+		{[]string{"-t", "a", "--socket", "/s"}, `an engine name and --socket both say which engine; give one`},
+	} {
+		s = nil
+		if err := parse(t, NewCmdStop(testFactory(nil), func(o *StopOptions) error { s = o; return nil }), c.args...); !isUsage(err, c.want) || s != nil {
+			t.Errorf("stop %v: %v", c.args, err)
+		}
+	}
+}
+
+// TestFlagsEnumerated: an enumerated flag refuses a value outside its set
+// as it is parsed (a usage error, one line), accepts another spelling where
+// the flag allows one, and names its values in help.
+func TestFlagsEnumerated(t *testing.T) {
+	var w *WizardOptions
+	capture := func(o *WizardOptions) error { w = o; return nil }
+	for _, lang := range []string{"ko", "en", "ko_KR.UTF-8", "en-US"} {
+		if err := parse(t, NewCmdWizard(testFactory(nil), capture), "--lang", lang); err != nil || w.Lang != lang {
+			t.Errorf("wizard --lang %s: %+v (%v)", lang, w, err)
+		}
+	}
+	w = nil
+	if err := parse(t, NewCmdWizard(testFactory(nil), capture), "--lang", "fr"); !isUsage(err, `--lang "fr": choose ko or en`) || w != nil {
+		t.Errorf("wizard --lang fr: %v", err)
+	}
+	var d *DemoOptions
+	if err := parse(t, NewCmdDemo(testFactory(nil), func(o *DemoOptions) error { d = o; return nil }), "--backend", "cockpit-pane"); err != nil || d.Backend != state.BackendCockpitPane {
+		t.Errorf("demo --backend cockpit-pane (the older name): %+v (%v)", d, err)
+	}
+	if err := parse(t, NewCmdDemo(testFactory(nil), func(o *DemoOptions) error { d = o; return nil })); err != nil || d.Backend != state.BackendCmuxPane || d.Grace != time.Minute || d.SlowWork != time.Minute {
+		t.Errorf("demo defaults: %+v (%v)", d, err)
+	}
+	if err := parse(t, NewCmdDemo(testFactory(nil), func(o *DemoOptions) error { d = o; return nil }), "--grace", "5s", "--slow-work", "2s"); err != nil || d.Grace != 5*time.Second || d.SlowWork != 2*time.Second {
+		t.Errorf("demo --grace 5s --slow-work 2s: %+v (%v)", d, err)
+	}
+	if err := parse(t, NewCmdDemo(testFactory(nil), nil), "--grace", "-1s"); !isUsage(err, "--grace -1s: give a positive duration such as 1m or 30s") {
+		t.Errorf("demo --grace -1s: %v", err)
+	}
+	help := flagUsages(NewCmdWizard(testFactory(nil), nil).Flags())
+	if !strings.Contains(help, "--lang ko|en ") || !strings.Contains(help, "--answers file ") || !strings.Contains(help, "--project-root dir ") {
+		t.Errorf("wizard's flag help:\n%s", help)
+	}
+}
+
+// TestFlagValueNames: no flag of any command shows pflag's type name
+// (string, stringArray, int) for its value in help; each has a name that
+// says what to pass (--jobs-file file, --run-manifest path, --socket path).
+func TestFlagValueNames(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(flagUsages(c.LocalFlags()), "\n") {
+			f := strings.Fields(line)
+			for i, w := range f {
+				if strings.HasPrefix(w, "--") && i+1 < len(f) && slices.Contains([]string{"string", "strings", "stringArray", "stringSlice", "int"}, f[i+1]) {
+					t.Errorf("%s: %s", c.CommandPath(), strings.TrimSpace(line))
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(testFactory(nil)))
+	for _, c := range []struct {
+		cmd  *cobra.Command
+		want string
+	}{
+		{NewCmdStop(testFactory(nil), nil), "--socket path "},
+		{NewCmdStop(testFactory(nil), nil), "-t, --target name "},
+		{NewCmdWorkerDispatch(testFactory(nil), nil), "--jobs-file file "},
+		{NewCmdDemo(testFactory(nil), nil), "--grace duration "},
+		{NewCmdDemo(testFactory(nil), nil), "--backend cmux-pane|cli-wrapper "},
+	} {
+		if help := flagUsages(c.cmd.LocalFlags()); !strings.Contains(help, c.want) {
+			t.Errorf("%s help has no %q:\n%s", c.cmd.Name(), c.want, help)
+		}
+	}
+}
+
+// TestVersionCommand: `cockpit version` prints what --version does, and
+// {"name","version"} with --json.
+func TestVersionCommand(t *testing.T) {
+	var out, errw strings.Builder
+	if code := Main([]string{"version"}, strings.NewReader(""), &out, &errw); code != 0 || out.String() != "cockpit "+version()+"\n" || errw.Len() != 0 {
+		t.Fatalf("cockpit version: exit %d, stdout %q, stderr %q", code, out.String(), errw.String())
+	}
+	out.Reset()
+	if code := Main([]string{"version", "--json"}, strings.NewReader(""), &out, &errw); code != 0 || out.String() != "{\n  \"name\": \"cockpit\",\n  \"version\": \""+version()+"\"\n}\n" {
+		t.Fatalf("cockpit version --json: exit %d, stdout %q", code, out.String())
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/control"
@@ -49,6 +49,7 @@ and attached screens. cockpit attach brings a screen back, cockpit stop ends one
 // engineInfo is one line of ls: the registry's entry and what the engine
 // says of itself (Error when it did not answer).
 type engineInfo struct {
+	Name string `json:"name"`
 	control.StatusResult
 	Log   string `json:"log,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -64,7 +65,7 @@ func lsRun(o *LsOptions) error {
 		return writeJSON(o.IO.Out, nonNil(infos))
 	}
 	if len(infos) == 0 {
-		fmt.Fprintln(o.IO.Out, "no cockpit engine is running")
+		fmt.Fprintln(o.IO.Out, "no cockpit engine is running; `cockpit demo` starts one to try, `cockpit open` one for a run")
 		return nil
 	}
 	printEngines(o.IO.Out, infos)
@@ -75,7 +76,7 @@ func lsRun(o *LsOptions) error {
 func describeEngines(parent context.Context, entries []registry.Entry) []engineInfo {
 	var out []engineInfo
 	for _, e := range entries {
-		info := engineInfo{StatusResult: control.StatusResult{
+		info := engineInfo{Name: e.Name, StatusResult: control.StatusResult{
 			PID: e.PID, ProjectRoot: e.ProjectRoot, RunManifest: e.RunManifest, TaskKey: e.TaskKey,
 			Started: e.Started, Socket: e.Socket, Gates: []string{},
 		}, Log: e.Log}
@@ -100,25 +101,33 @@ func describeEngines(parent context.Context, entries []registry.Entry) []engineI
 	return out
 }
 
-// printEngines prints engines as a table.
+// lsWidth is the width ls fits its table in, as ps and tmux ls do without
+// asking the terminal: the name and the project are cut (with …) when a
+// line would be wider.
+const lsWidth = 80
+
+// printEngines prints engines as a table that fits lsWidth columns: name,
+// pid, open panes, the batch's done/total, waiting gates, cost, attached
+// screens and the project (its root, ~ for the home directory, cut at the
+// left). `cockpit ls --json` has every field uncut, the start time and the
+// run manifest too.
 func printEngines(w io.Writer, infos []engineInfo) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tSTARTED\tTASK\tRUN MANIFEST\tPROJECT ROOT\tPANES\tPENDING/DONE\tGATES\tCOST\tSCREENS")
 	home, _ := os.UserHomeDir()
+	head := []string{"NAME", "PID", "PANES", "DONE", "GATES", "COST", "SCREENS", "PROJECT"}
+	rows := [][]string{head}
 	for _, e := range infos {
 		root := e.ProjectRoot
 		if home != "" && strings.HasPrefix(root, home+"/") {
 			root = "~" + root[len(home):]
 		}
-		gates := strings.Join(e.Gates, ",")
-		if gates == "" {
+		name := e.Name
+		if name == "" {
+			name = "-"
+		}
+		panes, done, gates, screens := strconv.Itoa(e.Panes), fmt.Sprintf("%d/%d", e.Done, e.Pending+e.Done), strconv.Itoa(len(e.Gates)), strconv.Itoa(e.Screens)
+		if len(e.Gates) == 0 {
 			gates = "-"
 		}
-		task := e.TaskKey
-		if task == "" {
-			task = "-"
-		}
-		panes, counts, screens := strconv.Itoa(e.Panes), fmt.Sprintf("%d/%d", e.Pending, e.Done), strconv.Itoa(e.Screens)
 		cost := "-"
 		if e.CostKnown {
 			cost = fmt.Sprintf("$%.2f", e.CostUSD)
@@ -127,10 +136,48 @@ func printEngines(w io.Writer, infos []engineInfo) {
 			}
 		}
 		if e.Error != "" {
-			panes, counts, gates, cost, screens = "?", "?", "?", "?", "?"
+			panes, done, gates, cost, screens = "?", "?", "?", "?", "?"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.PID, e.Started.Local().Format("2006-01-02 15:04"), task,
-			e.RunManifest, root, panes, counts, gates, cost, screens)
+		rows = append(rows, []string{name, strconv.Itoa(e.PID), panes, done, gates, cost, screens, root})
 	}
-	tw.Flush()
+	// Column widths; the name is cut to leave the project 20 columns, the
+	// project to what is left.
+	const gap = 2
+	widths := make([]int, len(head))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	fixed := 0
+	for i := 1; i < len(head)-1; i++ {
+		fixed += widths[i] + gap
+	}
+	widths[0] = min(widths[0], max(len("NAME"), lsWidth-fixed-gap-20))
+	rest := lsWidth - fixed - widths[0] - gap
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(cutLeft(c, rest))
+				break
+			}
+			c = ansi.Truncate(c, widths[i], "…")
+			b.WriteString(c + strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+gap))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// cutLeft keeps the end of s in width columns, with … first when cut (a
+// path's last parts say the most).
+func cutLeft(s string, width int) string {
+	n := ansi.StringWidth(s)
+	if n <= width {
+		return s
+	}
+	if width < 1 {
+		return ""
+	}
+	return ansi.TruncateLeft(s, n-width+1, "…")
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/tui"
+	"github.com/okstra/cockpit/tui/attach"
 )
 
 // OpenOptions are the flags of `open`.
@@ -88,26 +90,42 @@ func openRun(o *OpenOptions) error {
 		return err
 	}
 	sock := control.SocketPath(run)
-	conn, hello, err := dialScreen(o.Ctx, sock, "open", p)
-	switch {
-	case errors.Is(err, control.ErrNoCockpit):
-		// No engine serves the run: start one (it reconciles what an
-		// earlier one left), then attach to it.
-		self, serr := selfPath()
-		if serr != nil {
-			return serr
+	conn, hello, err := openEngine(o, sock, p, func() error {
+		self, err := selfPath()
+		if err != nil {
+			return err
 		}
 		args := engineArgs(run.Root.Dir(), run.Manifest.Display, "", p.Cols, p.Rows, o.Prefix, o.Lead)
-		if err := spawnEngine(self, args, engineLog(run)); err != nil && !strings.Contains(err.Error(), control.ErrServing.Error()) {
-			return err
-		} // else another open started one meanwhile: attach to it
-		conn, hello, err = dialScreen(o.Ctx, sock, "open", p)
-	case err == nil && o.LeadGiven:
-		fmt.Fprintf(o.IO.Err, "cockpit open: an engine already serves this run (pid %d); attaching to it, the lead command is ignored (it is only used when an engine starts)\n", hello.PID)
-	}
+		return spawnEngine(self, args, engineLog(run))
+	})
 	if err != nil {
 		return err
 	}
-	back := fmt.Sprintf("cockpit attach --project-root %s --run-manifest %s", shellQuote(run.Root.Dir()), shellQuote(run.Manifest.Display))
-	return runClient(o.IO, conn, in, out, p, hello, back)
+	return runClient(o.IO, conn, in, out, p, hello, comeBack{socket: sock})
+}
+
+// openEngine attaches a screen to the engine serving the run at sock, or,
+// when none does, starts one with spawn (it reconciles what an earlier one
+// left) and attaches to it. When another open started one meanwhile (spawn
+// lost the race: ErrServing), it attaches to that one. Whenever the screen
+// is not of an engine this open started, a lead command given is not used,
+// and open says so.
+func openEngine(o *OpenOptions, sock string, p attach.Params, spawn func() error) (io.ReadWriteCloser, control.HelloResult, error) {
+	conn, hello, err := dialScreen(o.Ctx, sock, "open", p)
+	ours := false
+	if errors.Is(err, control.ErrNoCockpit) {
+		serr := spawn()
+		if serr != nil && !strings.Contains(serr.Error(), control.ErrServing.Error()) {
+			return nil, hello, serr
+		}
+		ours = serr == nil
+		conn, hello, err = dialScreen(o.Ctx, sock, "open", p)
+	}
+	if err != nil {
+		return nil, hello, err
+	}
+	if !ours && o.LeadGiven {
+		fmt.Fprintf(o.IO.Err, "cockpit open: an engine already serves this run (pid %d); attaching to it, the lead command is ignored (it is only used when an engine starts)\n", hello.PID)
+	}
+	return conn, hello, nil
 }

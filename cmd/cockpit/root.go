@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/state"
@@ -91,6 +92,9 @@ func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitC
 		ctx = sc
 	}
 	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && isCobraUsageError(err) {
+		err = didYouMean(err)
+	}
 	return exitFor(ctx, prog, cmd, err, errw)
 }
 
@@ -161,36 +165,60 @@ func strictGroups(c *cobra.Command) {
 		if strings.HasPrefix(args[0], "-") {
 			return &usageError{fmt.Errorf("unknown flag: %s", args[0])}
 		}
-		return &usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+		err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			err = fmt.Errorf("%w; did you mean %s?", err, orList(s))
+		}
+		return &usageError{err}
 	}
 }
 
+// Command groups of the root's help: the commands a person types first,
+// then the ones okstra's lead agent calls (its contract), apart.
+const (
+	groupHuman = "human"
+	groupLead  = "lead"
+)
+
 // topLevel are the root's commands, by the names (and aliases) that call
-// them. TestTopLevelNames keeps the names in step with the commands.
+// them, in the order the root's help lists them within their group.
+// TestTopLevelNames keeps the names in step with the commands.
 var topLevel = []struct {
 	names []string
+	group string
 	make  func(*Factory) *cobra.Command
 }{
-	{[]string{"lead-progress"}, NewCmdLeadProgress},
-	{[]string{"worker-dispatch", "codex-dispatch"}, func(f *Factory) *cobra.Command { return NewCmdWorkerDispatch(f, nil) }},
-	{[]string{"team"}, NewCmdTeam},
-	{[]string{"worker-liveness"}, func(f *Factory) *cobra.Command { return NewCmdWorkerLiveness(f, nil) }},
-	{[]string{"worker"}, NewCmdWorker},
-	{[]string{"events"}, func(f *Factory) *cobra.Command { return NewCmdEvents(f, nil) }},
-	{[]string{"replay"}, func(f *Factory) *cobra.Command { return NewCmdReplay(f, nil) }},
-	{[]string{"demo"}, func(f *Factory) *cobra.Command { return NewCmdDemo(f, nil) }},
-	{[]string{"serve"}, func(f *Factory) *cobra.Command { return NewCmdServe(f, nil) }},
-	{[]string{"open"}, func(f *Factory) *cobra.Command { return NewCmdOpen(f, nil) }},
-	{[]string{"attach"}, func(f *Factory) *cobra.Command { return NewCmdAttach(f, nil) }},
-	{[]string{"ls"}, func(f *Factory) *cobra.Command { return NewCmdLs(f, nil) }},
-	{[]string{"stop"}, func(f *Factory) *cobra.Command { return NewCmdStop(f, nil) }},
-	{[]string{"engine"}, func(f *Factory) *cobra.Command { return NewCmdEngine(f, nil) }},
-	{[]string{"approval-decision"}, NewCmdApprovalDecision},
-	{[]string{"user-response"}, NewCmdUserResponse},
-	{[]string{"wizard"}, func(f *Factory) *cobra.Command { return NewCmdWizard(f, nil) }},
-	{[]string{"gate"}, NewCmdGate},
-	{[]string{"logs"}, func(f *Factory) *cobra.Command { return NewCmdLogs(f, nil) }},
+	{[]string{"demo"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdDemo(f, nil) }},
+	{[]string{"open"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdOpen(f, nil) }},
+	{[]string{"attach"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdAttach(f, nil) }},
+	{[]string{"ls"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdLs(f, nil) }},
+	{[]string{"stop"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdStop(f, nil) }},
+	{[]string{"wizard"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdWizard(f, nil) }},
+	{[]string{"serve"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdServe(f, nil) }},
+	{[]string{"events"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdEvents(f, nil) }},
+	{[]string{"replay"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdReplay(f, nil) }},
+	{[]string{"logs"}, groupHuman, func(f *Factory) *cobra.Command { return NewCmdLogs(f, nil) }},
+	{[]string{"version"}, groupHuman, NewCmdVersion},
+	{[]string{"team"}, groupLead, NewCmdTeam},
+	{[]string{"worker-dispatch", "codex-dispatch"}, groupLead, func(f *Factory) *cobra.Command { return NewCmdWorkerDispatch(f, nil) }},
+	{[]string{"worker-liveness"}, groupLead, func(f *Factory) *cobra.Command { return NewCmdWorkerLiveness(f, nil) }},
+	{[]string{"lead-progress"}, groupLead, NewCmdLeadProgress},
+	{[]string{"gate"}, groupLead, NewCmdGate},
+	{[]string{"approval-decision"}, groupLead, NewCmdApprovalDecision},
+	{[]string{"user-response"}, groupLead, NewCmdUserResponse},
+	{[]string{"worker"}, groupLead, NewCmdWorker},
+	{[]string{"engine"}, groupLead, func(f *Factory) *cobra.Command { return NewCmdEngine(f, nil) }},
 }
+
+// rootLong is the root's help text.
+const rootLong = `cockpit is a terminal cockpit for okstra multi-agent runs: the lead agent and
+its worker CLIs in panes, live counts, gates the lead asks you, and a run that
+outlives its terminal (detach, attach again, as in tmux).
+
+Start with ` + "`cockpit demo`" + `: a throwaway run with simulated workers, no LLM CLI needed.`
 
 // newRootCmd is the whole command tree.
 func newRootCmd(f *Factory) *cobra.Command {
@@ -206,34 +234,71 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "cockpit",
 		Short:         "A terminal cockpit for okstra multi-agent runs",
+		Long:          rootLong,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// One error line: no "Did you mean this?" block after an unknown
-		// command.
-		DisableSuggestions: true,
-		Version:            version(),
+		Version:       version(),
 	}
 	root.SetVersionTemplate("{{.Use}} {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.SetUsageFunc(usageFunc)
+	root.AddGroup(&cobra.Group{ID: groupHuman, Title: "Commands:"},
+		&cobra.Group{ID: groupLead, Title: "For okstra's lead agent (its contract: docs/OKSTRA.md):"})
+	root.SetHelpCommandGroupID(groupHuman)
+	root.SetCompletionCommandGroupID(groupHuman)
+	add := func(c struct {
+		names []string
+		group string
+		make  func(*Factory) *cobra.Command
+	}) {
+		cmd := c.make(f)
+		cmd.GroupID = c.group
+		root.AddCommand(cmd)
+	}
 	if len(args) > 0 {
 		for _, c := range topLevel {
 			if slices.Contains(c.names, args[0]) {
-				root.AddCommand(c.make(f))
+				add(c)
 				root.CompletionOptions.DisableDefaultCmd = true // not asked for
 				return root
 			}
 		}
 	}
 	for _, c := range topLevel {
-		root.AddCommand(c.make(f))
+		add(c)
 	}
 	root.InitDefaultCompletionCmd()
 	return root
 }
 
+// didYouMean is cobra's "unknown command" error as one line, with its
+// suggestions (names within two edits, or that the word begins):
+// `unknown command "atach" for "cockpit"; did you mean attach?`.
+func didYouMean(err error) error {
+	msg := err.Error()
+	head, list, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return err
+	}
+	var names []string
+	for _, l := range strings.Split(list, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return errors.New(head)
+	}
+	return fmt.Errorf("%s; did you mean %s?", head, orList(names))
+}
+
 // isCobraUsageError recognises cobra's own argument errors, which it does not
 // type.
 func isCobraUsageError(err error) bool {
+	var coded *codedError
+	if errors.As(err, &coded) {
+		return false
+	}
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "required flag"} {
 		if strings.Contains(msg, p) {
@@ -241,4 +306,154 @@ func isCobraUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// usageFunc prints a command's usage as cobra's default does, but with
+// every flag's value named (flagUsages).
+func usageFunc(c *cobra.Command) error {
+	w := c.OutOrStderr()
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		b.WriteString("\n  " + c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n  " + c.CommandPath() + " [command]")
+	}
+	if len(c.Aliases) > 0 {
+		b.WriteString("\n\nAliases:\n  " + c.NameAndAliases())
+	}
+	if c.HasExample() {
+		b.WriteString("\n\nExamples:\n" + c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		pad := 0
+		for _, sub := range c.Commands() {
+			pad = max(pad, len(sub.Name()))
+		}
+		subs := c.Commands()
+		if !c.HasParent() {
+			// The root lists its commands in topLevel's order: the ones to
+			// start with first.
+			rank := func(name string) int {
+				for i, t := range topLevel {
+					if t.names[0] == name {
+						return i
+					}
+				}
+				return len(topLevel)
+			}
+			subs = slices.Clone(subs)
+			slices.SortStableFunc(subs, func(a, b *cobra.Command) int { return rank(a.Name()) - rank(b.Name()) })
+		}
+		list := func(title string, in func(*cobra.Command) bool) {
+			var lines []string
+			for _, sub := range subs {
+				if (sub.IsAvailableCommand() || sub.Name() == "help") && in(sub) {
+					lines = append(lines, fmt.Sprintf("  %-*s %s", pad+1, sub.Name(), sub.Short))
+				}
+			}
+			if len(lines) > 0 {
+				b.WriteString("\n\n" + title + "\n" + strings.Join(lines, "\n"))
+			}
+		}
+		if len(c.Groups()) == 0 {
+			list("Available Commands:", func(*cobra.Command) bool { return true })
+		}
+		for _, g := range c.Groups() {
+			list(g.Title, func(sub *cobra.Command) bool { return sub.GroupID == g.ID })
+		}
+		if len(c.Groups()) > 0 {
+			list("Additional Commands:", func(sub *cobra.Command) bool { return sub.GroupID == "" })
+		}
+	}
+	if c.HasAvailableLocalFlags() {
+		b.WriteString("\n\nFlags:\n" + strings.TrimRight(flagUsages(c.LocalFlags()), " \n"))
+	}
+	if c.HasAvailableInheritedFlags() {
+		b.WriteString("\n\nGlobal Flags:\n" + strings.TrimRight(flagUsages(c.InheritedFlags()), " \n"))
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// flagUsages lists fs's flags as pflag does, each with its value's name:
+// the back-quoted word of its usage (`--jobs-file file`), else one drawn
+// from the flag's name (valueName) instead of pflag's type name (string,
+// stringArray), which says nothing of what to pass.
+func flagUsages(fs *pflag.FlagSet) string {
+	var lines []string
+	width := 0
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		line := "      --" + fl.Name
+		if fl.Shorthand != "" && fl.ShorthandDeprecated == "" {
+			line = "  -" + fl.Shorthand + ", --" + fl.Name
+		}
+		name, usage := pflag.UnquoteUsage(fl)
+		if name != "" {
+			line += " " + valueName(fl, name)
+		}
+		if fl.NoOptDefVal != "" && fl.Value.Type() != "bool" {
+			line += "[=" + fl.NoOptDefVal + "]"
+		}
+		width = max(width, len(line))
+		line += "\x00" + usage
+		switch fl.DefValue {
+		case "", "false", "0", "0s", "[]", "<nil>":
+		default:
+			if fl.Value.Type() == "string" {
+				line += fmt.Sprintf(" (default %q)", fl.DefValue)
+			} else {
+				line += " (default " + fl.DefValue + ")"
+			}
+		}
+		if fl.Deprecated != "" {
+			line += " (DEPRECATED: " + fl.Deprecated + ")"
+		}
+		lines = append(lines, line)
+	})
+	var b strings.Builder
+	for _, l := range lines {
+		head, usage, _ := strings.Cut(l, "\x00")
+		b.WriteString(head + strings.Repeat(" ", width-len(head)+3) + usage + "\n")
+	}
+	return b.String()
+}
+
+// valueName is the name help shows for a flag's value: pflag's when the
+// usage named it (a back-quoted word), else one drawn from the flag's name
+// (--ledger file, --project-root dir, --clarification-id id).
+func valueName(fl *pflag.Flag, pflagName string) string {
+	switch pflagName {
+	case "string", "strings", "stringArray", "stringSlice":
+	case "int", "int64", "uint", "uint64":
+		return "n"
+	default:
+		return pflagName // a back-quoted word, or duration, float, …
+	}
+	n := fl.Name
+	switch {
+	case strings.HasSuffix(n, "file") || slices.Contains([]string{"ledger", "report", "answers", "log"}, n):
+		return "file"
+	case strings.HasSuffix(n, "root") || strings.HasSuffix(n, "dir"):
+		return "dir"
+	case strings.HasSuffix(n, "manifest") || strings.HasSuffix(n, "socket") || strings.HasSuffix(n, "path"):
+		return "path"
+	case strings.HasSuffix(n, "-id") || n == "id":
+		return "id"
+	case strings.HasSuffix(n, "key"):
+		return "key"
+	case strings.HasSuffix(n, "model"):
+		return "model"
+	case n == "prefix":
+		return "key"
+	}
+	return "value"
 }

@@ -31,14 +31,20 @@ type StopOptions struct {
 func NewCmdStop(f *Factory, runF func(*StopOptions) error) *cobra.Command {
 	opts := &StopOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "stop [--project-root <dir> --run-manifest <path> | --socket <path>]",
+		Use:   "stop [NAME | --socket <path> | --project-root <dir> --run-manifest <path>]",
 		Short: "End a run's engine from anywhere: close its panes, end its screens",
 		Long: `stop ends the run an engine serves, as "end the run" on its screen does: every
 pane is closed (each worker writes a terminal sidecar), every attached screen
 ends with "the run was ended", and the engine exits. It returns once the engine
-is gone. Without flags it stops your only live engine.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+is gone. NAME is the engine's name from cockpit ls (or its pid, or the start of
+its name); without one it stops your only live engine. It says which engine it
+stopped and how it found it.`,
+		Example: `  cockpit stop demo-1-001
+  cockpit stop --project-root . --run-manifest .okstra/tasks/dev-1/runs/x/state/run-manifest.json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Target.args(cmd, args); err != nil {
+				return err
+			}
 			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -46,19 +52,22 @@ is gone. Without flags it stops your only live engine.`,
 			return stopRun(opts)
 		},
 	}
-	opts.Target.add(f, cmd)
+	opts.Target.add(f, cmd, "stop")
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
 
 func stopRun(o *StopOptions) error {
-	sock, err := o.Target.resolve(o.Ctx, o.IO.Err)
+	target, err := o.Target.resolve(o.Ctx, o.IO.Err)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(o.Ctx, 10*time.Second)
 	defer cancel()
-	c, err := control.Dial(ctx, sock, "stop")
+	c, err := control.Dial(ctx, target.socket, "stop")
+	if errors.Is(err, control.ErrNoCockpit) {
+		return fmt.Errorf("no engine answers at %s (resolved from %s); `cockpit ls` lists the running ones", target.socket, target.via)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,9 +84,13 @@ func stopRun(o *StopOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"pid": hello.PID, "runManifest": hello.RunManifest, "projectRoot": hello.ProjectRoot, "stopped": true})
+		return writeJSON(o.IO.Out, map[string]any{"name": target.name, "pid": hello.PID, "runManifest": hello.RunManifest, "projectRoot": hello.ProjectRoot, "socket": target.socket, "stopped": true})
 	}
-	fmt.Fprintf(o.IO.Out, "stopped the engine of %s (pid %d)\n", hello.RunManifest, hello.PID)
+	what := "the engine"
+	if target.name != "" {
+		what += " " + target.name
+	}
+	fmt.Fprintf(o.IO.Out, "stopped %s (pid %d) of %s, resolved from %s\n", what, hello.PID, hello.RunManifest, target.via)
 	return nil
 }
 

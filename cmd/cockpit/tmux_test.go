@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/okstra/cockpit/runtime/demo"
 )
 
 // tmuxSession is a real terminal for screen tests: a detached tmux session
@@ -141,7 +143,7 @@ func readExit(t *testing.T, path string, d time.Duration) string {
 func TestDemoScreen(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit, reg := exitFile(t), engineRegistry(t)
-	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
+	s := newTmux(t, 160, 48, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo --slow-work 8s; echo $? > %s; sleep 600", reg, cockpitBin, exit))
 	labels := []string{"● 1 lead", "Codex analyser · sim", "Antigravity analyser · sim", "Claude analyser · sim", "Grok analyser · sim"}
 	scr := s.waitScreen("every pane title", 20*time.Second, func(scr string) bool {
 		for _, l := range labels {
@@ -179,11 +181,14 @@ func TestDemoScreen(t *testing.T) {
 	if code := readExit(t, exit, 20*time.Second); code != "0" {
 		t.Fatalf("cockpit demo exited %s after ctrl+b d", code)
 	}
-	scr = s.waitJoined("to come back", 5*time.Second)
-	if !strings.Contains(strings.ReplaceAll(scr, "\n", ""), "`cockpit attach --socket ") {
-		t.Errorf("the demo's come-back line:\n%s", scr)
+	// It says how to come back and how to end it, by the engine's name,
+	// and when the demo ends by itself.
+	scr = s.waitJoined("ends the run", 5*time.Second)
+	if want := "detached from demo-1-001 (" + demo.RunManifest + "); `cockpit attach demo-1-001` comes back, `cockpit stop demo-1-001` ends the run; the demo ends once no screen has been attached for 1m"; !strings.Contains(strings.ReplaceAll(scr, "\n", ""), want) {
+		t.Errorf("the demo's come-back line is not %q:\n%s", want, scr)
 	}
-	s, exit = attachClient(t, reg, 160, 48)
+	// attach NAME, as tmux attach -t: the name the line gave.
+	s, exit = attachClient(t, reg, 160, 48, "demo-1-001")
 	scr = s.waitScreen("the demo again", 10*time.Second, func(scr string) bool {
 		return titleLine(scr, "Codex analyser") != "" && titleLine(scr, "Grok analyser") != ""
 	})

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // version is what `cockpit --version` prints after the name: the module
@@ -41,4 +44,25 @@ func versionOf(bi *debug.BuildInfo) string {
 		rev += "-dirty"
 	}
 	return rev
+}
+
+// NewCmdVersion is `cockpit version`: what --version prints, as a command
+// too (gh, kubectl, docker have both); --json prints {"version": …}.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:         "version [--json]",
+		Short:       "Print the cockpit's version",
+		Args:        noArgs,
+		Annotations: noWait(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				return writeJSON(f.IO.Out, map[string]string{"name": cmd.Root().Name(), "version": version()})
+			}
+			_, err := fmt.Fprintf(f.IO.Out, "%s %s\n", cmd.Root().Name(), version())
+			return err
+		},
+	}
+	addJSONFlag(cmd, &asJSON)
+	return cmd
 }

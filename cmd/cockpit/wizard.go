@@ -35,7 +35,8 @@ from --lang or LANG.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(o) },
 	}
 	addProjectRootFlag(f, cmd, &o.ProjectRoot, "the project whose .okstra/tasks the wizard reads")
-	cmd.Flags().StringVar(&o.Lang, "lang", "", "ko or en, or a locale such as ko_KR.UTF-8 (default from LANG)")
+	enumVar(cmd, &o.Lang, "lang", "", "the wizard's language: ko or en, or a locale such as ko_KR.UTF-8 (default from LC_ALL, LC_MESSAGES or LANG)",
+		func(v string) bool { _, err := setup.DetectLang(v, nil); return err == nil }, "ko", "en")
 	cmd.Flags().StringVar(&o.AnswersFile, "answers", "", "a JSON file of answers: run without the form")
 	addJSONFlag(cmd, &o.JSON)
 	return cmd

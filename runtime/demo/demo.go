@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/okstra/cockpit/state"
 )
@@ -44,11 +46,32 @@ const (
 	Approvals        = RunDir + "/state/approval-decisions.json"
 )
 
+// SlowWork is how long the slow worker of the demo's screen works: about a
+// minute of a live pane (its spinner and progress bar redrawn, a tool line
+// every few seconds) to try focus, zoom, scroll and search on while the
+// others have ended (docs/DECISIONS.md).
+const SlowWork = time.Minute
+
+// Options shape the demo run.
+type Options struct {
+	// Backend is the manifest's terminalBackend: cmux-pane (okstra's name
+	// for workers in panes) or cli-wrapper.
+	Backend string
+	// SlowWork, when set, is how long the slow worker (Claude's analyser)
+	// works, animating all along (sim-ok-<SlowWork>); unset, it is
+	// Workers' sim-slow-10s (the headless story).
+	SlowWork time.Duration
+}
+
+// slowSlug is the worker SlowWork paces.
+const slowSlug = "claude-worker"
+
 // MakeRun lays out a complete v2 run under root (a project root) whose
 // workers use the built-in sim provider, so no LLM CLI is needed: the run
 // manifest, prompts with their invocation metadata, and the jobs files of
 // the initial batch and the report-writer.
-func MakeRun(root, backend string) (*state.Run, error) {
+func MakeRun(root string, o Options) (*state.Run, error) {
+	backend := o.Backend
 	manifest := map[string]any{
 		"schemaVersion": "2.0", "executionIdentityVersion": 2,
 		"taskKey": "demo-1", "taskType": "feature-analysis", "runSeq": "001",
@@ -71,12 +94,15 @@ func MakeRun(root, backend string) (*state.Run, error) {
 	var initial, writer []jobT
 	all := append(append([]Worker(nil), Workers...), ReportWriter)
 	for i, w := range all {
+		if w.Slug == slowSlug && o.SlowWork > 0 {
+			w.Model = "sim-ok-" + ShortDuration(o.SlowWork)
+		}
 		n := i + 2
 		re := fmt.Sprintf("role-execution-%03d", n)
 		part := fmt.Sprintf("participant-%03d", n)
 		inv := fmt.Sprintf("invocation-%03d", i+1)
 		role, duty := "analyser", "analysis"
-		if w == ReportWriter {
+		if w.Slug == ReportWriter.Slug {
 			role, duty = "report-writer", "report-writing"
 		}
 		roles = append(roles, state.RoleExecution{
@@ -112,7 +138,7 @@ func MakeRun(root, backend string) (*state.Run, error) {
 			Provider: "sim", ModelExecutionValue: w.Model, ExecutionLabel: w.Label,
 			PromptPath: prompt, ResultPath: result, MetadataPath: meta, IdleTimeoutSeconds: 60,
 		}
-		if w == ReportWriter {
+		if w.Slug == ReportWriter.Slug {
 			writer = append(writer, j)
 		} else {
 			initial = append(initial, j)
@@ -186,3 +212,16 @@ func GateArgs() []string {
 
 // GateID is the demo gate's clarification id.
 const GateID = "C-001"
+
+// ShortDuration prints d as people write it: 1m, 90s, 1m30s (a Go
+// duration, as sim model names take).
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}

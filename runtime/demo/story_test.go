@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
@@ -163,5 +164,29 @@ func TestStoryEndsOnAFailedStep(t *testing.T) {
 	_, acts := feed(t, s, StepDone{Err: boom})
 	if !reflect.DeepEqual(acts, []any{Finish{Err: boom}}) {
 		t.Fatalf("after a failed step: %#v", acts)
+	}
+}
+
+// TestSlowWork: the demo's screen paces its slow worker (an animated
+// sim-ok-<d>, named as people write durations); the headless story keeps
+// sim-slow-10s.
+func TestSlowWork(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "sim-slow-10s", time.Minute: "sim-ok-1m", 90 * time.Second: "sim-ok-1m30s", 8 * time.Second: "sim-ok-8s"} {
+		run, err := MakeRun(t.TempDir(), Options{Backend: "cmux-pane", SlowWork: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Manifest.TerminalBackend != "cmux-pane" {
+			t.Errorf("terminalBackend %q", run.Manifest.TerminalBackend)
+		}
+		got := ""
+		for _, r := range run.Manifest.RoleExecutions {
+			if r.ExecutionLabel == "Claude analyser · sim" {
+				got = r.Binding.ResolvedExecutionValue
+			}
+		}
+		if got != want {
+			t.Errorf("SlowWork %s: the slow worker runs %q, want %q", d, got, want)
+		}
 	}
 }
