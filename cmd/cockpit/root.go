@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -93,7 +94,7 @@ func mainAs(prog string, args []string, in io.Reader, out, errw io.Writer) ExitC
 	}
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(err) {
-		err = didYouMean(err)
+		err = didYouMean(err, root)
 	}
 	return exitFor(ctx, prog, cmd, err, errw)
 }
@@ -166,10 +167,7 @@ func strictGroups(c *cobra.Command) {
 			return &usageError{fmt.Errorf("unknown flag: %s", args[0])}
 		}
 		err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
-		if cmd.SuggestionsMinimumDistance <= 0 {
-			cmd.SuggestionsMinimumDistance = 2
-		}
-		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		if s := suggest(cmd, args[0]); len(s) > 0 {
 			err = fmt.Errorf("%w; did you mean %s?", err, orList(s))
 		}
 		return &usageError{err}
@@ -237,7 +235,9 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 		Long:          rootLong,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       version(),
+		// One error line: the did-you-mean is ours (didYouMean), on it.
+		DisableSuggestions: true,
+		Version:            version(),
 	}
 	root.SetVersionTemplate("{{.Use}} {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
@@ -271,25 +271,89 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	return root
 }
 
-// didYouMean is cobra's "unknown command" error as one line, with its
-// suggestions (names within two edits, or that the word begins):
-// `unknown command "atach" for "cockpit"; did you mean attach?`.
-func didYouMean(err error) error {
+// didYouMean adds to an unknown command's error, on the same line, the
+// commands the word may have meant (suggest): `unknown command "atach" for
+// "cockpit"; did you mean attach?`.
+func didYouMean(err error, root *cobra.Command) error {
 	msg := err.Error()
-	head, list, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	word, ok := strings.CutPrefix(msg, "unknown command ")
 	if !ok {
 		return err
 	}
-	var names []string
-	for _, l := range strings.Split(list, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			names = append(names, l)
+	q, err2 := strconvUnquotePrefix(word)
+	if err2 != nil || strings.Contains(msg, "; did you mean ") {
+		return err
+	}
+	// The command the word was given to: `for "cockpit team"`.
+	in := root
+	if _, path, ok := strings.Cut(msg, " for "); ok {
+		if p, err := strconvUnquotePrefix(path); err == nil {
+			if c, _, err := root.Find(strings.Fields(p)[1:]); err == nil && c != nil {
+				in = c
+			}
 		}
 	}
-	if len(names) == 0 {
-		return errors.New(head)
+	if names := suggest(in, q); len(names) > 0 {
+		return fmt.Errorf("%s; did you mean %s?", msg, orList(names))
 	}
-	return fmt.Errorf("%s; did you mean %s?", head, orList(names))
+	return err
+}
+
+// strconvUnquotePrefix reads the quoted word at the start of s.
+func strconvUnquotePrefix(s string) (string, error) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", err
+	}
+	return strconv.Unquote(q)
+}
+
+// suggest is the commands of c that typed may have meant, as git's
+// "did you mean": a name it begins (two letters at least), or one within
+// one edit for a short word and two for a word of six letters or more, a
+// swap of two neighbouring letters counting as one edit (stpo: stop).
+func suggest(c *cobra.Command, typed string) []string {
+	var out []string
+	limit := 1
+	if len(typed) >= 6 {
+		limit = 2
+	}
+	for _, sub := range c.Commands() {
+		if !sub.IsAvailableCommand() || sub.Name() == "help" {
+			continue
+		}
+		name := sub.Name()
+		if (len(typed) >= 2 && strings.HasPrefix(name, typed)) || editDistance(typed, name) <= limit {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // isCobraUsageError recognises cobra's own argument errors, which it does not
