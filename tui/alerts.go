@@ -259,7 +259,8 @@ func (a *App) watchRun(prev view.RunView, first bool, v view.RunView) {
 				pv = nil
 			}
 			// The worker's own last error line, first (issue 17, finding 6).
-			a.raise(AlertFail, pv, dispatchLabel(d)+" failed: "+exitCell(d))
+			// The label without its model: the title has it.
+			a.raise(AlertFail, pv, strings.TrimSuffix(dispatchLabel(d), " · "+d.Model)+" failed: "+exitCell(d))
 		}
 	}
 	bs := batches(v.Dispatches)

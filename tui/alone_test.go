@@ -158,3 +158,40 @@ func TestPartsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionsAlone: the header, the status bar in each of its states and
+// the timeline, each drawn from a bare screenEnv at the three sizes.
+func TestRegionsAlone(t *testing.T) {
+	for _, sz := range aloneSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			e := aloneEnv(t, sz[0], sz[1])
+			var b strings.Builder
+			line := func(name, s string) {
+				s = ansi.Strip(s)
+				if ansi.StringWidth(s) != e.width {
+					t.Fatalf("%s is %d cells wide, not %d: %q", name, ansi.StringWidth(s), e.width, s)
+				}
+				fmt.Fprintf(&b, "%-14s|%s|\n", name, s)
+			}
+			line("header", headerBar{e}.View())
+			nav := "?: help · enter: type · w: overview · d: detach · q: detach or end"
+			input := "ctrl+b esc: navigation · ctrl+b ?: keys · ctrl+b d: detach · ctrl+b [: scroll"
+			line("nav", statusBar{env: e, badge: "NAV", hint: nav, gateKey: "g"}.View())
+			line("input", statusBar{env: e, badge: "INPUT", hint: input, gateKey: "ctrl+b g"}.View())
+			line("input notice", statusBar{env: e, badge: "INPUT", hint: input, gateKey: "ctrl+b g",
+				notice: "Antigravity analyser failed: exit 1: ✗ error: the model refused"}.View())
+			line("prefix", statusBar{env: e, badge: "PREFIX", hint: "?: all keys · esc: navigation · z: zoom · ←↓↑→: focus · [: scroll · w: overview · d: detach", gateKey: "g"}.View())
+			line("scroll", statusBar{env: e, badge: "SCROLL", hint: "q: leave · / ?: search · v: select", gateKey: "ctrl+b g", notice: "copied 42 chars"}.View())
+			line("gate open", statusBar{env: e, badge: "GATE"}.View())
+			rows := make([]string, 6)
+			timelinePanel{e}.Draw(rows, rect{W: e.width, H: len(rows)})
+			for i, r := range rows {
+				if r == "" {
+					r = blank(e.width)
+				}
+				line(fmt.Sprintf("timeline %d", i), r)
+			}
+			golden.RequireEqual(t, b.String())
+		})
+	}
+}

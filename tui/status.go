@@ -8,60 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/okstra/cockpit/state"
 )
-
-// headerLine is the top row: the run's title and backend on the left, the
-// next-phase pointer on the right.
-func (a *App) headerLine() string {
-	w := a.width
-	if !a.haveRun {
-		return fit(a.st.HeaderTitle.Render(" cockpit")+a.st.Hint.Render(" · waiting for the run"), w)
-	}
-	v := a.run
-	title := v.Title
-	if title == "" {
-		title = "cockpit"
-	}
-	left := " " + a.st.HeaderTitle.Render(title)
-	if v.Backend != "" {
-		left += a.st.Hint.Render(" · " + v.Backend)
-	}
-	if v.Err != "" {
-		left += " " + a.st.HeaderErr.Render("⚠ "+v.Err)
-	}
-	right := ""
-	if v.Next != nil {
-		right = a.st.HeaderNext.Render(nextText(v.Next)) + " "
-	}
-	return spread(left, right, w)
-}
-
-// nextText is the next-phase pointer as the header shows it, in words:
-// the status is what says whether the phase can start (CONTRACTS: read
-// status, never infer from a non-empty phase), then the run's rationale.
-func nextText(n *state.NextPhase) string {
-	var s string
-	switch {
-	case n.Status == "terminal":
-		s = "the run is finished"
-	case n.Phase == "":
-		s = "next phase " + map[string]string{"ready": "ready", "pending": "not decided yet", "blocked": "blocked"}[n.Status]
-		if s == "next phase " {
-			s = "next phase: — (" + n.Status + ")"
-		}
-	default:
-		s = "next: " + n.Phase + " — " + map[string]string{"ready": "ready", "pending": "not ready yet", "blocked": "blocked"}[n.Status]
-		if strings.HasSuffix(s, " — ") {
-			s = "next: " + n.Phase + " (" + n.Status + ")"
-		}
-	}
-	if n.Rationale != "" {
-		s += ": " + n.Rationale
-	}
-	return s
-}
 
 // noticeTime is how long a notice shows on the status line, as tmux's
 // display-time: then the counts have the line again.
@@ -94,120 +41,37 @@ func (a *App) noticeFresh() bool {
 	return a.notice != "" && (a.notice != a.noticeSeen || a.now().Sub(a.noticeAt) < noticeTime)
 }
 
-// statusLine is the bottom row: the mode badge, then on the right the keys
-// of the current mode, pinned (they lose whole items from their end only
-// when the line cannot hold them and the badge, and the first, the way
-// out, stays); a fresh notice takes what is left for noticeTime (as
-// tmux's display-message), next to the counts when both fit; otherwise the
-// batch counts (or that no worker was dispatched yet), the batch kind, its
-// elapsed time, the run's cost and the waiting gates, which lose the kind,
-// the time and the cost first, then the "phase-5-poll" word, then are cut
-// with "…". A question or the search prompt takes the whole line.
+// statusLine is the status line as this screen draws it now: the
+// question or prompt of the overlay on top, else the status bar.
 func (a *App) statusLine() string {
-	w := a.width
 	if t, ok := a.top().(statusTaker); ok {
-		if l := t.StatusLine(w); l != "" {
+		if l := t.StatusLine(a.width); l != "" {
 			return l
 		}
 	}
-	badge := a.mode.String()
-	if h, ok := a.top().(hinter); ok {
-		badge = h.Badge()
-	}
-	if a.prefixed {
-		badge = "PREFIX"
-	}
-	if a.zoom {
-		badge += " ZOOM"
-	}
-	left := a.st.ModeBadge.Render(" "+badge+" ") + " "
-	if a.readOnly {
-		left += a.st.Prompt.Render("read-only") + " "
-	}
-	lw := ansi.StringWidth(left)
-	right := ""
-	if room := w - lw - 1; room > 0 {
-		// The keys take at most 2/5 of the line (their first item always).
-		h := a.hint()
-		first := ansi.StringWidth(strings.Split(h, " · ")[0])
-		if h = fitHint(h, min(max(room*2/5, first), room)); h != "" {
-			right = a.st.Hint.Render(h) + " "
-		}
-	}
-	rest := w - lw - ansi.StringWidth(right) - 1
-	sep := a.st.Hint.Render(" · ")
-	counts, gates := a.countsText(rest)
-	var mid string
-	if a.noticeFresh() {
-		notice := a.st.Notice.Render(a.notice)
-		nw := ansi.StringWidth(notice)
-		g := strings.TrimPrefix(gates, sep)
-		if g != "" {
-			g += sep
-		}
-		switch {
-		case counts+gates != "" && ansi.StringWidth(counts+gates)+3+nw <= rest:
-			mid = counts + gates + sep + notice
-		case rest-ansi.StringWidth(g) >= 12:
-			// The gates stay (they say the key); the notice takes the rest.
-			mid = g + ansi.Truncate(notice, rest-ansi.StringWidth(g), "…")
-		default:
-			mid = ansi.Truncate(notice, max(rest, 0), "…")
-		}
-	} else {
-		mid = counts + gates
-		if ansi.StringWidth(mid) > rest {
-			// The gates stay whole (they say the key); the counts are cut.
-			room := rest - ansi.StringWidth(gates)
-			switch {
-			case gates == "":
-				mid = ansi.Truncate(counts, max(rest, 0), "…")
-			case room >= 8:
-				mid = ansi.Truncate(counts, room, "…") + gates
-			default:
-				mid = ansi.Truncate(strings.TrimPrefix(gates, sep), max(rest, 0), "…")
-			}
-		}
-	}
-	return spread(left+mid, right, w)
+	return a.statusBar().View()
 }
 
-// countsText is the batch counts with what fits of the kind, the elapsed
-// time and the cost in w cells, and the waiting gates (after a separator).
-func (a *App) countsText(w int) (counts, gates string) {
-	if !a.haveRun {
-		return "", ""
+// statusBar is the status region's state as of now: what the root knows
+// (the mode, the prefix, the overlay on top, the notice and its time).
+func (a *App) statusBar() statusBar {
+	b := statusBar{env: &a.screenEnv, badge: a.mode.String(), hint: a.hint(), gateKey: a.gateKey()}
+	if h, ok := a.top().(hinter); ok {
+		b.badge = h.Badge()
 	}
-	v := a.run
-	sep := a.st.Hint.Render(" · ")
-	counts = "no workers dispatched yet"
-	if len(v.Dispatches) > 0 {
-		counts = "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
+	if a.prefixed {
+		b.badge = "PREFIX"
 	}
-	if n := len(v.Gates); n > 0 {
-		gates = sep + a.st.Prompt.Render(a.gateText(n))
+	if a.zoom {
+		b.badge += " ZOOM"
 	}
-	// Optional parts, dropped in this order when the line is short.
-	var opt []string
-	if v.BatchKind != "" && len(v.Dispatches) > 0 {
-		opt = append(opt, string(v.BatchKind))
+	if overlayOf[*gateDialog](a) != nil {
+		b.gateKey = "" // the dialog is open
 	}
-	if d, ok := a.batchElapsed(); ok {
-		opt = append(opt, formatElapsed(d))
+	if a.noticeFresh() {
+		b.notice = a.notice
 	}
-	if c := a.totalCost(); c != "" {
-		opt = append(opt, c)
-	}
-	for len(opt) > 0 && ansi.StringWidth(counts+sep+strings.Join(opt, sep)+gates) > w {
-		opt = opt[1:]
-	}
-	if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && ansi.StringWidth(counts+gates) > w {
-		counts = short
-	}
-	if len(opt) > 0 {
-		counts += sep + strings.Join(opt, sep)
-	}
-	return counts, gates
+	return b
 }
 
 // fitHint keeps the items of a key hint ("a: x · b: y") that fit in w
@@ -229,10 +93,10 @@ func fitHint(h string, w int) string {
 // gateText counts the waiting gates with the key that opens the dialog
 // from the current mode: g while navigating, the prefix then g while
 // typing into a pane or scrolling (where g is the pane's or "top").
-func (a *App) gateText(n int) string {
-	k := "(" + a.gateKey() + ")"
-	if overlayOf[*gateDialog](a) != nil {
-		k = "" // the dialog is open
+func gateText(n int, key string) string {
+	k := ""
+	if key != "" {
+		k = "(" + key + ")"
 	}
 	if n == 1 {
 		return strings.TrimSpace("1 gate waiting " + k)

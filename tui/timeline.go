@@ -7,10 +7,18 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// renderTimeline draws the checkpoint timeline into r: a rule naming it,
-// then the newest PROGRESS lines that fit, oldest at the top and newest
-// last, as the ledger reads.
-func (a *App) renderTimeline(rows []string, r rect) {
+// timelinePanel is the timeline region: the run's checkpoints, read from
+// the screen's environment.
+type timelinePanel struct{ env *screenEnv }
+
+// renderTimeline draws this screen's timeline into r.
+func (a *App) renderTimeline(rows []string, r rect) { timelinePanel{&a.screenEnv}.Draw(rows, r) }
+
+// Draw draws the checkpoint timeline into r: a rule naming it, then the
+// newest PROGRESS lines that fit, oldest at the top and newest last, as
+// the ledger reads.
+func (p timelinePanel) Draw(rows []string, r rect) {
+	a := p.env
 	entries := a.run.Timeline
 	title := "─ timeline"
 	if n := len(entries); n > 0 {

@@ -114,6 +114,6 @@ func TestFailingWorkerRingsBell(t *testing.T) {
 	waitFor(t, "the failing worker to settle", 20*time.Second, func() bool { return l.sidecarDone(fixture.AntigravityPrompt) })
 	waitFor(t, "the bell", 10*time.Second, func() bool { return bellFlag() == "1" })
 	s.waitScreen("the failure on the status line and the pane's flag", 10*time.Second, func(scr string) bool {
-		return strings.Contains(scr, "Antigravity analyser · gemini-3.1-pro failed: exit 3") && strings.Contains(titleLine(scr, "Antigravity analyser"), "✗⚑")
+		return strings.Contains(scr, "Antigravity analyser failed: exit 3") && strings.Contains(titleLine(scr, "Antigravity analyser"), "✗⚑")
 	})
 }
