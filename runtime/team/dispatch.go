@@ -74,6 +74,11 @@ func PlanBatch(run *state.Run, cat Catalog, jobsFile string, kind state.Dispatch
 				return nil, &state.Error{File: jobsFile, Field: at, Msg: err.Error()}
 			}
 		}
+		// What the wrapper would refuse (a prompt without a Result Path, codex
+		// outside a git work tree, …) is refused here, before anything starts.
+		if err := workers.Preflight(workers.ExecArgs(run.Root.Dir(), j, "quiet")); err != nil {
+			return nil, &state.Error{File: jobsFile, Field: at, Msg: "the worker wrapper would refuse it: " + err.Error()}
+		}
 		rel := run.Root.Rel(j.Prompt)
 		for _, d := range ts.WorkerDispatches {
 			if d.PromptPath == rel && !d.Terminal() {
