@@ -19,18 +19,27 @@ type Vars struct {
 	PromptPath  string
 	Worktree    string
 	ResultPath  string
-	// Role is the canonical role, SessionID the dispatcher's session id ("" when
-	// none was issued).
+	// Role is the canonical role, SessionID the session id of this run (the
+	// dispatcher's, else one the wrapper issued).
 	Role      string
 	SessionID string
+	// Prompt is the prompt's text, for {prompt}.
+	Prompt string
+	// AddDirs are the absolute write-scope directories other than the
+	// project root, for {addDirArgs...}.
+	AddDirs []string
 }
 
-// Placeholders an argv token may be. {modelArgs...} expands to zero or more
-// tokens; every other placeholder to exactly one.
+// Placeholders an argv token may be. {modelArgs...} and {addDirArgs...}
+// expand to zero or more tokens; every other placeholder to exactly one.
 var placeholders = []string{
-	"{model}", "{modelArgs...}", "{projectRoot}", "{promptPath}",
-	"{worktree}", "{resultPath}", "{role}", "{sessionId}",
+	"{model}", "{modelArgs...}", "{projectRoot}", "{promptPath}", "{promptFile}", "{prompt}",
+	"{worktree}", "{resultPath}", "{role}", "{sessionId}", "{addDirArgs...}",
 }
+
+// MaxArgPrompt is the largest prompt {prompt} passes: Linux refuses a single
+// argument longer than 128 KiB (MAX_ARG_STRLEN) with E2BIG.
+const MaxArgPrompt = 128<<10 - 1
 
 var placeholderRE = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9]*(\.\.\.)?\}`)
 
@@ -47,7 +56,12 @@ func checkCommand(argv []string, promptOn string) error {
 	hasPrompt := false
 	for i, tok := range argv {
 		if slices.Contains(placeholders, tok) {
-			hasPrompt = hasPrompt || tok == "{promptPath}"
+			switch tok {
+			case "{promptPath}", "{promptFile}":
+				hasPrompt = hasPrompt || promptOn == PromptOnFile
+			case "{prompt}":
+				hasPrompt = hasPrompt || promptOn == PromptOnArgv
+			}
 			continue
 		}
 		if placeholderRE.MatchString(tok) && placeholderRE.FindString(tok) == tok {
@@ -62,6 +76,9 @@ func checkCommand(argv []string, promptOn string) error {
 	if promptOn == PromptOnFile && !hasPrompt {
 		return fmt.Errorf("has no {promptPath} token, but promptOn is \"file\"; the CLI would never see its prompt")
 	}
+	if promptOn == PromptOnArgv && !hasPrompt {
+		return fmt.Errorf("has no {prompt} token, but promptOn is \"argv\"; the CLI would never see its prompt")
+	}
 	return nil
 }
 
@@ -75,6 +92,9 @@ func (p *Provider) Argv(vars Vars) ([]string, error) {
 	if p.PromptOn() == PromptOnFile && vars.PromptPath == "" {
 		return nil, fmt.Errorf("expand %s argv: the provider reads its prompt from a file but no prompt path was given", p.ID)
 	}
+	if slices.Contains(p.Command, "{prompt}") && len(vars.Prompt) > MaxArgPrompt {
+		return nil, fmt.Errorf("expand %s argv: the prompt is %d bytes, more than the %d one argument can hold ({prompt}); give the provider promptOn \"file\" or \"stdin\" in providers.json", p.ID, len(vars.Prompt), MaxArgPrompt)
+	}
 	out := make([]string, 0, len(p.Command)+len(m.CLIArgs))
 	for _, tok := range p.Command {
 		switch tok {
@@ -84,8 +104,14 @@ func (p *Provider) Argv(vars Vars) ([]string, error) {
 			out = append(out, m.CLIArgs...)
 		case "{projectRoot}":
 			out = append(out, vars.ProjectRoot)
-		case "{promptPath}":
+		case "{promptPath}", "{promptFile}":
 			out = append(out, vars.PromptPath)
+		case "{prompt}":
+			out = append(out, vars.Prompt)
+		case "{addDirArgs...}":
+			for _, d := range vars.AddDirs {
+				out = append(out, "--add-dir", d)
+			}
 		case "{worktree}":
 			wt := vars.Worktree
 			if wt == "" {

@@ -31,18 +31,16 @@ func row(id string, pricing *Pricing, selectable bool, args ...string) Model {
 // rows, prices and argv come from okstra's codex adapter; the other CLIs'
 // argv are this project's choices (docs/WORKERS.md says why).
 func builtinProviders() []*Provider {
-	claudeDefaults := map[string]string{
-		"leader": "opus", "critic": "opus", "designer": "opus", "planner": "opus",
-		"analyser": "sonnet", "implementer": "sonnet", "verifier": "sonnet",
-		"report-writer": "sonnet", "translator": "sonnet",
-	}
 	return []*Provider{
 		{
 			ID:           "codex",
 			DisplayLabel: "Codex",
-			Command: []string{"codex", "exec", "--model", "{model}", "{modelArgs...}",
+			// As okstra's codex adapter: --add-dir for each write-scope
+			// directory other than the project root, before --model.
+			Command: []string{"codex", "exec", "{addDirArgs...}", "--model", "{model}", "{modelArgs...}",
 				"--sandbox", "danger-full-access", "-c", "approval_policy=never", "-"},
 			promptOn: PromptOnStdin,
+			Wrapper:  "okstra-codex-exec.sh",
 			Models: []Model{
 				row("gpt-6.1-sol", priced(2.0, 0.10, 10.0), true, "-c", "model_reasoning_effort=high"),
 				row("gpt-6-astra", priced(10.0, 1.0, 50.0), true),
@@ -62,21 +60,31 @@ func builtinProviders() []*Provider {
 			// stream-json keeps output flowing while Claude works, so a long
 			// turn is not mistaken for silence by the idle timeout, and the
 			// log holds the whole transcript.
+			// --session-id: the session the transcript is filed under is
+			// the one the dispatcher issued (seed 004).
 			Command: []string{"claude", "-p", "--model", "{model}", "{modelArgs...}",
-				"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"},
+				"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose",
+				"--session-id", "{sessionId}"},
 			promptOn: PromptOnStdin,
+			Wrapper:  "okstra-claude-exec.sh",
 			Models: []Model{
 				{ID: "opus", Display: "Claude Opus", ExecutionValue: "opus", Selectable: true},
 				{ID: "sonnet", Display: "Claude Sonnet", ExecutionValue: "sonnet", Selectable: true},
 			},
-			DefaultModels: claudeDefaults,
+			// Seed 000's roster table: "Claude worker | opus", for every
+			// role.
+			DefaultModels: everyRole("opus"),
 			Served:        claudeServed,
 		},
 		{
 			ID:           "antigravity",
 			DisplayLabel: "Antigravity",
-			Command:      []string{"gemini", "--model", "{model}", "{modelArgs...}", "--yolo"},
-			promptOn:     PromptOnStdin,
+			// --skip-trust: headless gemini 0.61 in a folder it has not been
+			// told to trust turns --yolo into default approval and exits 55.
+			Command: []string{"gemini", "--model", "{model}", "{modelArgs...}", "--yolo", "--skip-trust",
+				"--session-id", "{sessionId}"},
+			promptOn: PromptOnStdin,
+			Wrapper:  "okstra-antigravity-exec.sh",
 			Models: []Model{
 				{ID: "gemini-3.1-pro", Display: "Gemini 3.1 Pro", ExecutionValue: "gemini-3.1-pro", Selectable: true},
 			},
@@ -85,8 +93,10 @@ func builtinProviders() []*Provider {
 		{
 			ID:           "grok",
 			DisplayLabel: "Grok",
-			Command:      []string{"grok", "--model", "{model}", "{modelArgs...}"},
-			promptOn:     PromptOnStdin,
+			// Without -p grok opens its Ink UI, which fails on a piped stdin.
+			Command:  []string{"grok", "--model", "{model}", "{modelArgs...}", "-p", "{prompt}"},
+			promptOn: PromptOnArgv,
+			Wrapper:  "okstra-grok-exec.sh",
 			Models: []Model{
 				{ID: "grok-code-fast-1", Display: "Grok Code Fast 1", ExecutionValue: "grok-code-fast-1", Selectable: true},
 			},
@@ -97,6 +107,7 @@ func builtinProviders() []*Provider {
 			DisplayLabel: "Kimi",
 			Command:      []string{"kimi", "--print", "--model", "{model}", "{modelArgs...}"},
 			promptOn:     PromptOnStdin,
+			Wrapper:      "okstra-kimi-exec.sh",
 			Models: []Model{
 				{ID: "kimi-k2-thinking", Display: "Kimi K2 Thinking", ExecutionValue: "kimi-k2-thinking", Selectable: true},
 			},

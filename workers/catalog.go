@@ -15,6 +15,7 @@ import (
 const (
 	PromptOnStdin = "stdin" // the prompt file is the CLI's standard input
 	PromptOnFile  = "file"  // the CLI reads the prompt file named by {promptPath}
+	PromptOnArgv  = "argv"  // the prompt's text is one argv element, {prompt}
 )
 
 // Pricing is a model's list price in USD per million tokens. Cost reports
@@ -63,6 +64,11 @@ type Provider struct {
 	// Served are list prices of the models the CLI reports in its token
 	// evidence when they are not rows (see PriceOf).
 	Served []ServedPrice
+	// Wrapper is what the status sidecar's "wrapper" says ran the CLI: the
+	// name okstra's provider spec gives its wrapper (okstra accepts only the
+	// names of its _SUPPORTED_WRAPPERS), so okstra reads a cockpit sidecar as
+	// its own. "" is WrapperName.
+	Wrapper string
 
 	promptOn string
 	// accept recognises model names outside Models (the sim provider's

@@ -41,8 +41,12 @@ func TestBuiltinProviders(t *testing.T) {
 		t.Fatalf("display labels = %v, want %v", labels, want)
 	}
 	for _, p := range c.Providers() {
-		if p.PromptOn() != PromptOnStdin {
-			t.Errorf("%s: PromptOn = %q, want stdin", p.ID, p.PromptOn())
+		want := PromptOnStdin
+		if p.ID == "grok" {
+			want = PromptOnArgv // grok -p <prompt>
+		}
+		if p.PromptOn() != want {
+			t.Errorf("%s: PromptOn = %q, want %s", p.ID, p.PromptOn(), want)
 		}
 		if err := checkCommand(p.Command, p.PromptOn()); err != nil {
 			t.Errorf("%s: built-in argv: %v", p.ID, err)
@@ -117,19 +121,22 @@ func TestOtherBuiltins(t *testing.T) {
 	if got := modelIDsOf(claude.SelectableModels()); !slices.Equal(got, []string{"opus", "sonnet"}) {
 		t.Fatalf("claude selectable = %v", got)
 	}
-	if claude.DefaultModel("lead") != "opus" || claude.DefaultModel("report-writer") != "sonnet" {
+	// Seed 000's roster table: "Claude worker | opus", whatever the role.
+	if claude.DefaultModel("lead") != "opus" || claude.DefaultModel("report-writer") != "opus" || claude.DefaultModel("verifier") != "opus" {
 		t.Fatalf("claude defaults: lead %s, report-writer %s", claude.DefaultModel("lead"), claude.DefaultModel("report-writer"))
 	}
+	const sid = "0b7c4c1e-8f0a-4d3e-9a51-2f6c7d8e9f01"
 	for _, tc := range []struct {
 		provider, model string
 		want            []string
 	}{
-		{"claude", "opus", []string{"claude", "-p", "--model", "opus", "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}},
-		{"antigravity", "gemini-3.1-pro", []string{"gemini", "--model", "gemini-3.1-pro", "--yolo"}},
-		{"grok", "grok-code-fast-1", []string{"grok", "--model", "grok-code-fast-1"}},
+		{"claude", "opus", []string{"claude", "-p", "--model", "opus", "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose", "--session-id", sid}},
+		{"antigravity", "gemini-3.1-pro", []string{"gemini", "--model", "gemini-3.1-pro", "--yolo", "--skip-trust", "--session-id", sid}},
+		{"grok", "grok-code-fast-1", []string{"grok", "--model", "grok-code-fast-1", "-p", "the prompt\n**Result Path:** r.md\n"}},
 		{"kimi", "kimi-k2-thinking", []string{"kimi", "--print", "--model", "kimi-k2-thinking"}},
+		{"codex", "gpt-6-luna", []string{"codex", "exec", "--add-dir", "/p/a", "--add-dir", "/p/b", "--model", "gpt-6-luna", "--sandbox", "danger-full-access", "-c", "approval_policy=never", "-"}},
 	} {
-		argv, err := mustProvider(t, c, tc.provider).Argv(Vars{Model: tc.model})
+		argv, err := mustProvider(t, c, tc.provider).Argv(Vars{Model: tc.model, SessionID: sid, Prompt: "the prompt\n**Result Path:** r.md\n", AddDirs: []string{"/p/a", "/p/b"}})
 		if err != nil || !slices.Equal(argv, tc.want) {
 			t.Errorf("%s argv = %q, %v; want %q", tc.provider, argv, err, tc.want)
 		}

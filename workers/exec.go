@@ -54,7 +54,9 @@ const (
 	PresentationQuiet = "quiet" // the log only
 )
 
-const execUsage = "usage: cockpit worker exec <provider> <project-root> <model-execution-value> <prompt-path> [worktree] [role] [idle-timeout-s] [--presentation live|quiet] [--session-id <uuid>] [--invocation-metadata <path>]"
+// execUsage is okstra-provider-exec.py's usage line (seed 004) with this
+// program's name.
+const execUsage = "usage: cockpit worker exec <provider> <project-root> <model-execution-value> <prompt-path> [worktree-path] [role] [idle-timeout-seconds] [--presentation live|quiet] [--session-id <uuid>] [--invocation-metadata path]"
 
 // preflightError is a refusal before anything starts: one line and an exit
 // status.
@@ -148,10 +150,13 @@ type plan struct {
 	worktree     string // absolute, "" when not given
 	idle         time.Duration
 	presentation string
-	sessionID    string
+	sessionID    string // the dispatcher's, else one the wrapper issued
+	issued       bool   // sessionID was issued by the wrapper
+	promptText   string
 	grace        time.Duration
 	argv         []string
 	v2           *v2Fields
+	addDirs      []string // write-scope directories other than the root
 }
 
 // v2Fields are the identity fields a v2 sidecar carries.
@@ -170,6 +175,13 @@ var servedModelUnknown = json.RawMessage(`{"observedModel":null,"normalizedModel
 // plan, or the refusal with its exit status.
 func preflight(a *execArgs) (*plan, *preflightError) {
 	p := &plan{presentation: a.presentation, sessionID: a.sessionID, grace: DefaultKillGrace, role: "worker"}
+	if p.sessionID == "" {
+		// Without one the CLI picks its own id and nothing downstream can
+		// map that session back to this worker (seed 004).
+		p.sessionID, p.issued = NewSessionID(), true
+	} else if !uuidRE.MatchString(p.sessionID) {
+		return nil, refuse(exitUsage, "--session-id is %q; expected a UUID such as 0b7c4c1e-8f0a-4d3e-9a51-2f6c7d8e9f01 (claude and gemini take only UUIDs)", p.sessionID)
+	}
 	if a.idle != "" {
 		n, err := strconv.Atoi(a.idle)
 		if err != nil || n < 0 {
@@ -199,7 +211,7 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 		return nil, refuse(exitUsage, "load provider catalog: %v", err)
 	}
 	if a.provider == "" {
-		return nil, refuse(exitUsage, "provider is empty; %s", execUsage)
+		return nil, refuse(exitUsage, "%s", execUsage)
 	}
 	if p.provider, err = cat.Provider(a.provider); err != nil {
 		return nil, refuse(exitUsage, "%v", err)
@@ -209,7 +221,7 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 			return nil, refuse(exitUsage, "role: %v", err)
 		}
 		if !p.provider.SupportsRole(p.role) {
-			return nil, refuse(exitUsage, "provider %s does not support role %s (it runs: %s)", p.provider.ID, p.role, strings.Join(p.provider.Roles, ", "))
+			return nil, refuse(exitUsage, "provider %q does not support role %q (it runs: %s)", p.provider.ID, p.role, strings.Join(p.provider.Roles, ", "))
 		}
 	}
 
@@ -231,10 +243,10 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 		}
 		st, err := os.Stat(wt)
 		if err != nil {
-			return nil, refuse(exitWorktree, "worktree %s does not exist", a.worktree)
+			return nil, refuse(exitWorktree, "worktree-path %s does not exist", a.worktree)
 		}
 		if !st.IsDir() {
-			return nil, refuse(exitWorktree, "worktree %s is not a directory", a.worktree)
+			return nil, refuse(exitWorktree, "worktree-path %s is not a directory", a.worktree)
 		}
 		p.worktree = wt
 	}
@@ -254,9 +266,18 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 		ResultPath:  p.result,
 		Role:        p.role,
 		SessionID:   p.sessionID,
+		Prompt:      p.promptText,
+		AddDirs:     p.addDirs,
 	})
 	if err != nil {
-		return nil, refuse(exitUsage, "%v", err)
+		code := exitUsage
+		if len(p.promptText) > MaxArgPrompt {
+			code = exitPrompt
+		}
+		return nil, refuse(code, "%v", err)
+	}
+	if e := p.checkCLI(); e != nil {
+		return nil, e
 	}
 	return p, nil
 }
@@ -278,9 +299,9 @@ func (p *plan) checkPrompt(raw string) *preflightError {
 	case err != nil:
 		return refuse(exitPrompt, "prompt %s: %v", raw, err)
 	case !st.Mode().IsRegular():
-		return refuse(exitPrompt, "prompt %s is not a regular file", raw)
+		return refuse(exitPrompt, "prompt %s is %s, not a regular file; materialize the prompt as a file", raw, fileKind(st.Mode()))
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readRegular(abs)
 	if err != nil {
 		return refuse(exitPrompt, "prompt %s is unreadable: %v", raw, err)
 	}
@@ -292,7 +313,7 @@ func (p *plan) checkPrompt(raw string) *preflightError {
 	if err != nil {
 		return refuse(exitPrompt, "prompt %s: %v", raw, err)
 	}
-	p.prompt, p.result = abs, res
+	p.prompt, p.result, p.promptText = abs, res, string(data)
 	return nil
 }
 
@@ -301,7 +322,7 @@ func (p *plan) checkPrompt(raw string) *preflightError {
 func (p *plan) checkMetadata(raw string) (*v2Fields, *preflightError) {
 	abs, err := resolveIn(p.root, raw, "--invocation-metadata")
 	if err != nil {
-		return nil, refuse(exitUsage, "invocation metadata: %v", err)
+		return nil, refuse(exitUsage, "invocation metadata is invalid: %v", err)
 	}
 	md, err := state.ReadInvocationMetadata(abs, raw)
 	if err != nil {
@@ -309,37 +330,42 @@ func (p *plan) checkMetadata(raw string) (*v2Fields, *preflightError) {
 	}
 	// Resolved here first so a path outside the root is named by its field.
 	if _, err := resolveIn(p.root, md.ContractSource.RunManifestPath, "contractSource.runManifestPath"); err != nil {
-		return nil, refuse(exitUsage, "invocation metadata %s: %v", raw, err)
+		return nil, refuse(exitUsage, "invocation metadata run manifest is invalid: %s: %v", raw, err)
 	}
 	run, err := state.LoadRun(p.root.Dir(), md.ContractSource.RunManifestPath)
 	if err != nil {
-		return nil, refuse(exitUsage, "invocation metadata %s: contractSource.runManifestPath: %v", raw, err)
+		return nil, refuse(exitUsage, "invocation metadata run manifest is invalid: %s: contractSource.runManifestPath: %v", raw, err)
 	}
 	m := run.Manifest
 	if !m.IsV2() {
-		return nil, refuse(exitUsage, "--invocation-metadata needs a v2 run manifest; %s has executionIdentityVersion %d", m.Display, m.ExecutionIdentityVersion)
+		return nil, refuse(exitUsage, "new worker dispatch requires v2 invocation metadata: --invocation-metadata needs a v2 run manifest; %s has executionIdentityVersion %d", m.Display, m.ExecutionIdentityVersion)
 	}
 	ma := md.ModelAssignment
 	if ma.Provider != p.provider.ID || ma.ModelExecutionValue != p.model {
-		return nil, refuse(exitUsage, "invocation metadata %s assigns %s/%s, but the wrapper was asked to run %s/%s", raw, ma.Provider, ma.ModelExecutionValue, p.provider.ID, p.model)
+		return nil, refuse(exitUsage, "invocation metadata model assignment does not match wrapper: %s assigns %s/%s, but the wrapper was asked to run %s/%s", raw, ma.Provider, ma.ModelExecutionValue, p.provider.ID, p.model)
 	}
 	dutyRole, err := state.RoleForDuty(md.DutyID)
 	if err != nil {
-		return nil, refuse(exitUsage, "invocation metadata %s: dutyId: %v", raw, err)
+		return nil, refuse(exitUsage, "invocation metadata role is invalid: %s: dutyId: %v", raw, err)
 	}
 	if p.role == "worker" {
-		return nil, refuse(exitUsage, "role is missing; with --invocation-metadata pass the role argument (duty %q belongs to role %s)", md.DutyID, dutyRole)
+		return nil, refuse(exitUsage, "invocation metadata duty does not match role: role is missing; with --invocation-metadata pass the role argument (duty %q belongs to role %s)", md.DutyID, dutyRole)
 	}
 	if dutyRole != p.role {
-		return nil, refuse(exitUsage, "invocation metadata %s: duty %q belongs to role %s, but the role argument is %s", raw, md.DutyID, dutyRole, p.role)
+		return nil, refuse(exitUsage, "invocation metadata duty does not match role: %s: duty %q belongs to role %s, but the role argument is %s", raw, md.DutyID, dutyRole, p.role)
 	}
 	if !md.PromptMatches(p.root, p.prompt) {
-		return nil, refuse(exitUsage, "invocation metadata %s: prompt.path %q is not the prompt %s", raw, md.Prompt.Path, p.root.Rel(p.prompt))
+		return nil, refuse(exitUsage, "invocation metadata prompt does not match wrapper: %s: prompt.path %q is not the prompt %s", raw, md.Prompt.Path, p.root.Rel(p.prompt))
 	}
 	if err := m.CheckIdentity(md.Identity(p.role)); err != nil {
-		return nil, refuse(exitUsage, "invocation metadata %s does not match the run manifest: %v", raw, err)
+		return nil, refuse(exitUsage, "%s: %s: %v", manifestMismatch(err), raw, err)
 	}
 	inv := m.Invocation(md.InvocationRef)
+	dirs, perr := p.writeScope(raw, inv.WritePolicy)
+	if perr != nil {
+		return nil, perr
+	}
+	p.addDirs = dirs
 	v2 := &v2Fields{
 		participantRef:    md.ParticipantRef,
 		roleExecutionRef:  md.RoleExecutionRef,
@@ -354,7 +380,7 @@ func (p *plan) checkMetadata(raw string) (*v2Fields, *preflightError) {
 	}
 	if inv.WriteEnforcement != nil {
 		if v2.writeEnforcement, err = json.Marshal(inv.WriteEnforcement); err != nil {
-			return nil, refuse(exitUsage, "invocation %s: writeEnforcement: %v", inv.InvocationRef, err)
+			return nil, refuse(exitUsage, "invocation write contract is invalid: %s: writeEnforcement: %v", inv.InvocationRef, err)
 		}
 	}
 	return v2, nil
@@ -394,6 +420,22 @@ func Exec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return perr.code
 }
 
+// Preflight checks the arguments of `cockpit worker exec` (after "worker
+// exec") as the wrapper would, without writing or starting anything: a
+// dispatcher calls it for every job before it starts any, so a job the
+// wrapper would refuse is refused at dispatch with the wrapper's own line
+// (a wrapper's stderr is not where anyone looks). The error is that line.
+func Preflight(args []string) error {
+	a, perr := parseExecArgs(args)
+	if perr == nil {
+		_, perr = preflight(a)
+	}
+	if perr != nil {
+		return perr
+	}
+	return nil
+}
+
 // ExecArgs returns the arguments of `cockpit worker exec` (after "worker
 // exec") that run job, a job loaded with state.LoadJobs, in the given
 // presentation. Paths are absolute, so the wrapper's working directory does
@@ -408,9 +450,13 @@ func ExecArgs(projectRoot string, job state.ResolvedJob, presentation string) []
 	if presentation != "" {
 		args = append(args, "--presentation", presentation)
 	}
-	if job.SessionID != "" {
-		args = append(args, "--session-id", job.SessionID)
+	// Every dispatch gets a session id of its own (seed 004): the job's,
+	// else a fresh one, which the wrapper passes to a CLI that takes one.
+	sid := job.SessionID
+	if sid == "" {
+		sid = NewSessionID()
 	}
+	args = append(args, "--session-id", sid)
 	if job.Metadata != "" {
 		args = append(args, "--invocation-metadata", job.Metadata)
 	}

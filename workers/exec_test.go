@@ -43,7 +43,7 @@ func TestExecCompletedV2(t *testing.T) {
 	}
 	sc := terminal(t, prompt, state.StatusCompleted, 0)
 	want := state.Sidecar{
-		Status: "completed", Wrapper: "cockpit worker exec", Role: "analyser", Provider: "codex", Model: "gpt-6.1-sol",
+		Status: "completed", Wrapper: "okstra-codex-exec.sh", Role: "analyser", Provider: "codex", Model: "gpt-6.1-sol",
 		PID: w.cmd.Process.Pid, ChildPID: started.ChildPID, StartedAt: started.StartedAt,
 		LogPath:                  fixture.CodexPrompt + ".log",
 		ResultPath:               fixture.RunDir + "/worker-results/codex-worker-feature-analysis-002.md",
@@ -153,9 +153,20 @@ func TestExecArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ExecArgs(root, jobs[0], PresentationLive)
-	want := []string{"codex", root, "gpt-6.1-sol", jobs[0].Prompt, "", "analyser", "900", "--presentation", "live", "--invocation-metadata", jobs[0].Metadata}
+	// A job without a session id gets a fresh one per dispatch (seed 004).
+	if len(got) != 13 || got[9] != "--session-id" || !uuidRE.MatchString(got[10]) {
+		t.Fatalf("ExecArgs = %q: want a --session-id UUID", got)
+	}
+	if again := ExecArgs(root, jobs[0], PresentationLive); again[10] == got[10] {
+		t.Fatalf("two dispatches got the same session id %s", got[10])
+	}
+	want := []string{"codex", root, "gpt-6.1-sol", jobs[0].Prompt, "", "analyser", "900", "--presentation", "live", "--session-id", got[10], "--invocation-metadata", jobs[0].Metadata}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("ExecArgs = %q\nwant %q", got, want)
+	}
+	jobs[0].SessionID = "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f"
+	if got := ExecArgs(root, jobs[0], ""); got[8] != jobs[0].SessionID {
+		t.Fatalf("ExecArgs with the job's session id = %q", got)
 	}
 }
 
@@ -167,9 +178,10 @@ func TestExecFailures(t *testing.T) {
 		code      int
 		reason    string
 	}{
-		{"fail", 1, "exit status 1"},
-		{"fail-3", 3, "exit status 3"},
-		{"noresult", 0, "exited 0 but wrote no result at " + fixture.RunDir + "/worker-results/codex-worker-feature-analysis-002.md"},
+		// The CLI's own last error line follows the status.
+		{"fail", 1, "exit status 1: ✗ error: the model refused (fake exit 1)"},
+		{"fail-3", 3, "exit status 3: ✗ error: the model refused (fake exit 3)"},
+		{"noresult", 0, "exited 0 but wrote no result at " + fixture.RunDir + "/worker-results/codex-worker-feature-analysis-002.md; its last output line: done, but I forgot the result"},
 	} {
 		t.Run(tc.behaviour, func(t *testing.T) {
 			t.Parallel()
@@ -603,7 +615,7 @@ func TestExecSidecarJSON(t *testing.T) {
 	if v, ok := m["exitCode"]; !ok || v != nil {
 		t.Errorf("started exitCode = %v (present %v), want null", v, ok)
 	}
-	if m["status"] != "started" || m["wrapper"] != "cockpit worker exec" || m["logPath"] != fixture.CodexPrompt+".log" {
+	if m["status"] != "started" || m["wrapper"] != "okstra-codex-exec.sh" || m["logPath"] != fixture.CodexPrompt+".log" {
 		t.Errorf("started sidecar %s", raw)
 	}
 	if _, ok := m["schemaVersion"]; ok {

@@ -259,8 +259,8 @@ func (d decoder) provider(id string, raw json.RawMessage, base *Provider) (*Prov
 		if err != nil {
 			return nil, err
 		}
-		if s != PromptOnStdin && s != PromptOnFile {
-			return nil, d.errf(at+".promptOn", "is %q; expected \"stdin\" or \"file\"", s)
+		if s != PromptOnStdin && s != PromptOnFile && s != PromptOnArgv {
+			return nil, d.errf(at+".promptOn", "is %q; expected \"stdin\", \"file\" or \"argv\"", s)
 		}
 		p.promptOn = s
 	}

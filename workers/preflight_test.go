@@ -77,7 +77,7 @@ func TestPreflightCodes(t *testing.T) {
 		{"bad idle", codexArgs(root, "", "analyser", "ten"), 64, []string{`idle-timeout-s is "ten"`}, prompt},
 		{"negative idle", codexArgs(root, "", "analyser", "-5"), 64, []string{`idle-timeout-s is "-5"`}, prompt},
 		{"unknown provider", []string{"gpt", root, "gpt-6.1-sol", prompt}, 64, []string{`unknown provider "gpt"`, "codex"}, prompt},
-		{"empty provider", []string{"", root, "gpt-6.1-sol", prompt}, 64, []string{"provider is empty"}, prompt},
+		{"empty provider", []string{"", root, "gpt-6.1-sol", prompt}, 64, []string{"usage: cockpit worker exec <provider>"}, prompt},
 		{"unknown role", codexArgs(root, "", "boss"), 64, []string{`unknown role "boss"`}, prompt},
 		{"root missing", []string{"codex", filepath.Join(outside, "nope"), "gpt-6.1-sol", prompt}, 65, []string{"project-root", "does not exist"}, prompt},
 		{"root is a file", []string{"codex", notDir, "gpt-6.1-sol", prompt}, 65, []string{"not a directory"}, prompt},
@@ -94,7 +94,7 @@ func TestPreflightCodes(t *testing.T) {
 		{"no Result Path", []string{"codex", root, "gpt-6.1-sol", noResult}, 67, []string{"has no **Result Path:** line"}, noResult},
 		{"Result Path outside", []string{"codex", root, "gpt-6.1-sol", escapes}, 67, []string{"Result Path", "outside the project root"}, escapes},
 		{"absolute Result Path outside", []string{"codex", root, "gpt-6.1-sol", absEscapes}, 67, []string{"Result Path", "outside the project root"}, absEscapes},
-		{"worktree missing", codexArgs(root, "wt/none"), 68, []string{"worktree wt/none does not exist"}, prompt},
+		{"worktree missing", codexArgs(root, "wt/none"), 68, []string{"worktree-path wt/none does not exist"}, prompt},
 		{"worktree is a file", codexArgs(root, notDir), 68, []string{"is not a directory"}, prompt},
 		{"worktree outside", codexArgs(root, outside), 68, []string{"outside the project root"}, prompt},
 	} {
@@ -134,7 +134,7 @@ func TestPreflightRoleNotSupported(t *testing.T) {
 	writeFile(t, root, ".cockpit/providers.json", `{"providers": {"codex": {"roles": ["analyser"]}}}`)
 	prompt := abs(root, fixture.CodexPrompt)
 	code, out, errb := execInProcess(codexArgs(root, "", "verifier")...)
-	refused(t, prompt, 64, code, out, errb, "provider codex does not support role verifier", "it runs: analyser")
+	refused(t, prompt, 64, code, out, errb, `provider "codex" does not support role "verifier"`, "it runs: analyser")
 }
 
 // TestPreflightThroughProcess checks one refusal end to end: the exit status

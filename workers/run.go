@@ -36,15 +36,6 @@ const drainTimeout = 2 * time.Second
 // exitOSErr is the status when the wrapper cannot set up the CLI's terminal.
 const exitOSErr = 71
 
-// stopReason says why the wrapper stopped the CLI, if it did.
-type stopReason int
-
-const (
-	stopNone    stopReason = iota
-	stopTimeout            // the idle limit passed
-	stopSignal             // the wrapper got SIGTERM, SIGHUP, SIGINT or SIGQUIT
-)
-
 // run starts the CLI and sees it through to exactly one terminal sidecar.
 func (p *plan) run(stdout, stderr io.Writer) int {
 	fail := func(code int, format string, args ...any) int {
@@ -65,6 +56,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
+	parent := os.Getppid()
 
 	var out io.Writer
 	if p.presentation == PresentationLive {
@@ -81,10 +73,14 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		defer signal.Stop(winch)
 	}
 
-	logPath := state.LogPath(p.prompt)
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	limit, err := logLimit()
 	if err != nil {
-		return fail(exitCantCreate, "create log: %v", err)
+		return fail(exitUsage, "%v", err)
+	}
+	logPath := state.LogPath(p.prompt)
+	logf, err := openLog(logPath, limit)
+	if err != nil {
+		return fail(exitCantCreate, "create log %s: %v (the prompts directory must be writable)", p.root.Rel(logPath), err)
 	}
 	defer logf.Close()
 
@@ -92,32 +88,40 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	sc := p.sidecar(start)
 	scPath := state.SidecarPath(p.prompt)
 	if err := state.WriteSidecar(scPath, sc); err != nil {
-		return fail(exitCantCreate, "write status sidecar: %v", err)
+		return fail(exitCantCreate, "write status sidecar %s: %v (the prompts directory must be writable)", p.root.Rel(scPath), err)
 	}
-	finish := func(status state.Status, code int, reason string) int {
+	finish := func(v verdict) int {
 		end := *sc
-		end.Status, end.EndedAt, end.ExitCode, end.Reason = status, state.Timestamp(time.Now()), &code, reason
-		if err := state.WriteSidecar(scPath, &end); err != nil {
+		end.Status, end.EndedAt, end.ExitCode, end.Reason = v.status, state.Timestamp(time.Now()), &v.code, v.reason
+		if err := writeFinal(scPath, &end); err != nil {
 			fmt.Fprintf(stderr, "%s: write status sidecar: %v\n", WrapperName, err)
 		}
 		if out != nil {
-			note := string(status)
-			if reason != "" {
-				note += ": " + reason
+			note := string(v.status)
+			if v.reason != "" {
+				note += ": " + v.reason
 			}
 			fmt.Fprintf(out, "\r\n\x1b[2m[%s: %s]\x1b[0m\r\n", WrapperName, note)
 		}
-		return code
+		return v.code
+	}
+	failed := func(code int, reason string) int {
+		return finish(verdict{status: state.StatusError, code: code, reason: reason})
 	}
 
 	master, tty, err := ptyio.Open()
 	if err != nil {
-		return finish(state.StatusError, exitOSErr, err.Error())
+		return failed(exitOSErr, err.Error())
 	}
 	defer master.Close()
 	if err := ptyio.SetSize(master, cols, rows); err != nil {
 		_ = tty.Close()
-		return finish(state.StatusError, exitOSErr, err.Error())
+		return failed(exitOSErr, err.Error())
+	}
+	// Whatever the CLI leaves behind in a session of its own comes back to
+	// the wrapper, which ends it with the CLI.
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(stderr, "%s: become child subreaper: %v\n", WrapperName, err)
 	}
 
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
@@ -130,7 +134,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if p.provider.PromptOn() == PromptOnStdin {
 		if promptFile, err = os.Open(p.prompt); err != nil {
 			_ = tty.Close()
-			return finish(state.StatusError, exitOSErr, fmt.Sprintf("open prompt: %v", err))
+			return failed(exitOSErr, fmt.Sprintf("open prompt: %v", err))
 		}
 		cmd.Stdin = promptFile
 	}
@@ -153,7 +157,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			code = exitNotFound
 		}
-		return finish(state.StatusError, code, fmt.Sprintf("start %s: %v", p.argv[0], err))
+		return failed(code, fmt.Sprintf("start %s: %v", p.argv[0], err))
 	}
 	child := cmd.Process.Pid
 	sc.ChildPID = child
@@ -163,8 +167,9 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 
 	var lastOut atomic.Int64
 	lastOut.Store(time.Now().UnixNano())
+	tr := &transcript{}
 	pumped := make(chan struct{})
-	go pump(master, logf, out, &lastOut, pumped)
+	go pump(master, logf, out, tr, &lastOut, pumped)
 	// The CLI's exit is seen without reaping it (WNOWAIT), so its pid — the
 	// number of its process group — cannot be reused while the wrapper still
 	// signals the group below.
@@ -179,75 +184,25 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 		}
 		close(waited)
 	}()
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	defer signal.Stop(chld)
 
-	var idleT *time.Timer
-	var idleC <-chan time.Time
-	if p.idle > 0 {
-		idleT = time.NewTimer(p.idle)
-		defer idleT.Stop()
-		idleC = idleT.C
-	}
-	var killT *time.Timer
-	var killC <-chan time.Time
-	armKill := func() {
-		if killT == nil {
-			killT = time.NewTimer(p.grace)
-			killC = killT.C
+	sv := &supervisor{child: child, idle: p.idle, grace: p.grace, lastOut: &lastOut}
+	sv.loop(sigs, winch, chld, waited, func() {
+		if c, r, ok := termSize(stdout); ok {
+			_ = ptyio.SetSize(master, c, r)
 		}
-	}
-	stop, stopSig, escalated := stopNone, syscall.Signal(0), false
-	sent, insisted := syscall.SIGTERM, syscall.Signal(0)
-loop:
-	for {
-		select {
-		case <-idleC:
-			if since := time.Since(time.Unix(0, lastOut.Load())); since < p.idle {
-				idleT.Reset(p.idle - since)
-				continue
-			}
-			idleC = nil
-			if stop == stopNone {
-				stop = stopTimeout
-			}
-			signalGroup(child, syscall.SIGTERM)
-			armKill()
-		case sig := <-sigs:
-			s, _ := sig.(syscall.Signal)
-			if stop == stopNone {
-				stop, stopSig, sent = stopSignal, s, s
-			}
-			signalGroup(child, s)
-			if killC != nil {
-				// A second signal during the grace (a pane escalating
-				// SIGHUP → SIGTERM → SIGKILL, a second Ctrl-C) forces the
-				// end at once, so the terminal status is written before
-				// the wrapper itself is killed.
-				killC, insisted = nil, s
-				escalated = true
-				signalGroup(child, syscall.SIGKILL)
-			}
-			armKill()
-		case <-killC:
-			killC = nil
-			escalated = true
-			signalGroup(child, syscall.SIGKILL)
-		case <-winch:
-			if c, r, ok := termSize(stdout); ok {
-				_ = ptyio.SetSize(master, c, r)
-			}
-		case <-waited:
-			break loop
-		}
-	}
-	if killT != nil {
-		killT.Stop()
-	}
+	})
 	// Whatever of the CLI's group outlived it (a background job, a helper
 	// that ignored the hang-up) goes too — also when the CLI ended by
 	// itself: nothing may keep running once its worker is settled. The
 	// leader is still unreaped, so the group cannot be someone else's.
 	signalGroup(child, syscall.SIGKILL)
 	_ = cmd.Wait()
+	// Then whatever left the group: the orphans the wrapper inherited as
+	// their subreaper, and their children.
+	endDescendants(2 * time.Second)
 	_ = master.SetReadDeadline(time.Now().Add(drainTimeout))
 	select {
 	case <-pumped:
@@ -255,40 +210,145 @@ loop:
 	}
 
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	cliCode, cliSig := ws.ExitStatus(), syscall.Signal(0)
+	e := sv.ending()
+	e.code = ws.ExitStatus()
 	if ws.Signaled() {
-		cliSig = ws.Signal()
+		e.sig = ws.Signal()
 	}
-	ended := "the CLI exited with status " + strconv.Itoa(cliCode)
-	switch {
-	case escalated && cliSig == syscall.SIGKILL && insisted != 0:
-		ended = fmt.Sprintf("the CLI ignored %s and was killed with SIGKILL on a second signal (%s)", signalName(sent), signalName(insisted))
-	case escalated && cliSig == syscall.SIGKILL:
-		ended = fmt.Sprintf("the CLI ignored %s and was killed with SIGKILL after %s", signalName(sent), p.grace)
-	case cliSig != 0:
-		ended = "the CLI was stopped by " + signalName(cliSig)
+	e.result = p.resultWritten(start)
+	if !e.result {
+		e.noResult = p.noResultReason()
 	}
-	resultOK := p.resultWritten(start)
-	switch {
-	case stop == stopTimeout:
-		return finish(state.StatusTimeout, exitTimeout, fmt.Sprintf("no output for %ds (idle timeout); %s", int(p.idle/time.Second), ended))
-	case stop == stopSignal && !(cliSig == 0 && cliCode == 0 && resultOK):
-		return finish(state.StatusError, 128+int(stopSig), fmt.Sprintf("wrapper got %s (%s); %s", signalName(stopSig), signalCause(stopSig), ended))
-	case cliSig != 0:
-		return finish(state.StatusError, 128+int(cliSig), "killed by signal "+signalName(cliSig))
-	case cliCode != 0:
-		return finish(state.StatusError, cliCode, "exit status "+strconv.Itoa(cliCode))
-	case !resultOK:
-		return finish(state.StatusError, 0, p.noResultReason())
+	// The parent that started the wrapper is gone: it was reparented (to
+	// init or a subreaper).
+	e.orphaned = os.Getppid() != parent || os.Getppid() == 1
+	head, tail := tr.snapshot()
+	if e.sig != 0 || e.code != 0 || !e.result {
+		e.lastLine = lastErrorLine(tail)
 	}
-	return finish(state.StatusCompleted, 0, "")
+	if p.issued {
+		// The CLI took no session id from the wrapper's argv: record the
+		// one it printed, which is the one its own files are named by.
+		if id := printedSessionID(head); id != "" {
+			sc.SessionID = id
+		}
+	}
+	if logf.err != nil {
+		fmt.Fprintf(stderr, "%s: write log: %v\n", WrapperName, logf.err)
+	}
+	return finish(decide(e))
+}
+
+// supervisor is the wrapper's state while the CLI runs: the idle clock, the
+// signals it got and forwarded, the kill timer. loop feeds it events until
+// the CLI exits.
+type supervisor struct {
+	child   int
+	idle    time.Duration
+	grace   time.Duration
+	lastOut *atomic.Int64
+
+	stop      stopReason
+	stopSig   syscall.Signal
+	sent      syscall.Signal
+	insisted  syscall.Signal
+	escalated bool
+	killT     *time.Timer
+	killArmed bool
+}
+
+func (s *supervisor) ending() ending {
+	return ending{stop: s.stop, stopSig: s.stopSig, sent: s.sent, insisted: s.insisted,
+		escalated: s.escalated, idle: s.idle, grace: s.grace}
+}
+
+// loop runs until the CLI exits (waited closes).
+func (s *supervisor) loop(sigs, winch, chld <-chan os.Signal, waited <-chan struct{}, resize func()) {
+	s.sent = syscall.SIGTERM
+	var idleT *time.Timer
+	var idleC <-chan time.Time
+	if s.idle > 0 {
+		idleT = time.NewTimer(s.idle)
+		defer idleT.Stop()
+		idleC = idleT.C
+	}
+	defer func() {
+		if s.killT != nil {
+			s.killT.Stop()
+		}
+	}()
+	var killC <-chan time.Time
+	for {
+		select {
+		case <-idleC:
+			if since := time.Since(time.Unix(0, s.lastOut.Load())); since < s.idle {
+				idleT.Reset(s.idle - since)
+				continue
+			}
+			idleC = nil
+			s.onIdle()
+		case sig := <-sigs:
+			sg, _ := sig.(syscall.Signal)
+			if s.onSignal(sg) {
+				killC = nil
+			}
+		case <-killC:
+			killC = nil
+			s.onGraceOver()
+		case <-winch:
+			resize()
+		case <-chld:
+			reapOrphans(s.child)
+		case <-waited:
+			return
+		}
+		if s.killArmed && s.killT == nil {
+			s.killT = time.NewTimer(s.grace)
+			killC = s.killT.C
+		}
+	}
+}
+
+// onIdle: the idle limit passed with no output; stop the CLI.
+func (s *supervisor) onIdle() {
+	if s.stop == stopNone {
+		s.stop = stopTimeout
+	}
+	signalGroup(s.child, syscall.SIGTERM)
+	s.killArmed = true
+}
+
+// onSignal forwards a signal the wrapper got; it reports whether it forced
+// the end at once (a second signal during the grace).
+func (s *supervisor) onSignal(sig syscall.Signal) (forced bool) {
+	if s.stop == stopNone {
+		s.stop, s.stopSig, s.sent = stopSignal, sig, sig
+	}
+	signalGroup(s.child, sig)
+	if s.killT != nil && !s.escalated {
+		// A second signal during the grace (a pane escalating SIGHUP →
+		// SIGTERM → SIGKILL, a second Ctrl-C) forces the end at once, so
+		// the terminal status is written before the wrapper itself is
+		// killed.
+		s.insisted, s.escalated = sig, true
+		signalGroup(s.child, syscall.SIGKILL)
+		return true
+	}
+	s.killArmed = true
+	return false
+}
+
+// onGraceOver: the CLI outlived the grace after a polite signal.
+func (s *supervisor) onGraceOver() {
+	s.escalated = true
+	signalGroup(s.child, syscall.SIGKILL)
 }
 
 // sidecar is the started sidecar of this run.
 func (p *plan) sidecar(start time.Time) *state.Sidecar {
 	sc := &state.Sidecar{
 		Status:     state.StatusStarted,
-		Wrapper:    WrapperName,
+		Wrapper:    p.provider.wrapperName(),
 		Role:       p.role,
 		Provider:   p.provider.ID,
 		Model:      p.model,
@@ -376,7 +436,7 @@ func (p *plan) env() []string {
 // pump copies the CLI's terminal output to the log and, when out is set, to
 // the wrapper's stdout, and stamps the time of the last output for the idle
 // timeout. A stdout that fails (a closed pane) is dropped; the log goes on.
-func pump(master, logf *os.File, out io.Writer, last *atomic.Int64, done chan<- struct{}) {
+func pump(master *os.File, logf io.Writer, out io.Writer, tr *transcript, last *atomic.Int64, done chan<- struct{}) {
 	defer close(done)
 	buf := make([]byte, 32<<10)
 	for {
@@ -384,6 +444,7 @@ func pump(master, logf *os.File, out io.Writer, last *atomic.Int64, done chan<- 
 		if n > 0 {
 			last.Store(time.Now().UnixNano())
 			_, _ = logf.Write(buf[:n])
+			tr.add(buf[:n])
 			if out != nil {
 				if _, werr := out.Write(buf[:n]); werr != nil {
 					out = nil
@@ -394,6 +455,14 @@ func pump(master, logf *os.File, out io.Writer, last *atomic.Int64, done chan<- 
 			return
 		}
 	}
+}
+
+// wrapperName is what the sidecar says ran the CLI.
+func (p *Provider) wrapperName() string {
+	if p.Wrapper != "" {
+		return p.Wrapper
+	}
+	return WrapperName
 }
 
 // signalGroup sends sig to the CLI's process group; a group already gone is
@@ -407,19 +476,6 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return "signal " + strconv.Itoa(int(s))
-}
-
-// signalCause says what a signal to the wrapper usually means.
-func signalCause(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGHUP:
-		return "the pane was closed"
-	case syscall.SIGINT:
-		return "interrupted"
-	case syscall.SIGQUIT:
-		return "quit from the keyboard"
-	}
-	return "the worker was reclaimed or torn down"
 }
 
 // termSize returns the size of w when it is a terminal.

@@ -5,11 +5,13 @@
 // those names, and testdata/fakeprovider is the same program as a command of
 // its own. Called by one of those names it checks that its argv has exactly the shape the cockpit's
 // catalog gives the real CLI, failing loudly (exit 97) when it does not,
-// reads the prompt from stdin (my-agent: from --prompt-file), and behaves as
+// reads the prompt from stdin (my-agent: from --prompt-file, grok: -p's value), and behaves as
 // the prompt's `**Fake Behaviour:**` line says:
 //
 //	ok                   a little coloured output, writes the Result Path, exit 0 (the default)
 //	ok-<dur>             the same, working for <dur> (a Go duration: 3s, 500ms)
+//	ok-leave-child       as ok, leaving a background job in its process group that ignores SIGHUP
+//	ok-leave-orphan      as ok, leaving a grandchild in a session of its own (setsid)
 //	fail                 exit 1 without a result
 //	fail-<code>          exit <code> without a result
 //	noresult             exit 0 without writing the result
@@ -40,6 +42,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,15 +81,18 @@ func Is(argv0 string) bool {
 func Main(argv []string) int {
 	name := filepath.Base(argv[0])
 	args := argv[1:]
-	model, promptFile, err := checkArgv(name, args)
+	model, promptFile, promptArg, err := checkArgv(name, args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "\x1b[1;31mfakeprovider %s: argv mismatch: %v\x1b[0m\n  got: %q\n", name, err, args)
 		return 97
 	}
 	var prompt []byte
-	if promptFile != "" {
+	switch {
+	case promptArg != "":
+		prompt = []byte(promptArg)
+	case promptFile != "":
 		prompt, err = os.ReadFile(promptFile)
-	} else {
+	default:
 		if isTerminal(os.Stdin) {
 			fmt.Fprintf(os.Stderr, "fakeprovider %s: stdin is a terminal; the prompt must come on stdin\n", name)
 			return 98
@@ -112,8 +118,9 @@ func Main(argv []string) int {
 }
 
 // checkArgv checks args against the shape the catalog gives name and
-// returns the model and, for a file-prompt provider, the prompt path.
-func checkArgv(name string, args []string) (model, promptFile string, err error) {
+// returns the model and, for a file-prompt provider, the prompt path; for
+// grok, which takes its prompt as -p's value, the prompt itself.
+func checkArgv(name string, args []string) (model, promptFile, promptArg string, err error) {
 	var want []string
 	next := func(i int) string {
 		if i < len(args) {
@@ -121,27 +128,47 @@ func checkArgv(name string, args []string) (model, promptFile string, err error)
 		}
 		return ""
 	}
+	// A session id the wrapper passes: any UUID, checked here, compared as
+	// given.
+	session := func(i int) string {
+		if id := next(i); uuidRE.MatchString(id) {
+			return id
+		}
+		return "<a session UUID>"
+	}
 	switch name {
 	case "codex":
-		model = next(2)
+		// exec [--add-dir <dir>]... --model M
+		i := 1
+		var dirs []string
+		for next(i) == "--add-dir" && next(i+1) != "" {
+			dirs = append(dirs, "--add-dir", next(i+1))
+			i += 2
+		}
+		model = next(i + 1)
 		extra, ok := codexModelArgs[model]
 		if !ok {
-			return "", "", fmt.Errorf("unknown codex model %q", model)
+			return "", "", "", fmt.Errorf("unknown codex model %q", model)
 		}
-		want = append([]string{"exec", "--model", model}, extra...)
+		want = append(append([]string{"exec"}, dirs...), "--model", model)
+		want = append(want, extra...)
 		want = append(want, "--sandbox", "danger-full-access", "-c", "approval_policy=never", "-")
 	case "claude":
 		model = next(2)
 		if model != "opus" && model != "sonnet" {
-			return "", "", fmt.Errorf("unknown claude model %q", model)
+			return "", "", "", fmt.Errorf("unknown claude model %q", model)
 		}
-		want = []string{"-p", "--model", model, "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose"}
+		want = []string{"-p", "--model", model, "--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose", "--session-id", session(9)}
 	case "gemini":
 		model = next(1)
-		want = []string{"--model", "gemini-3.1-pro", "--yolo"}
+		want = []string{"--model", "gemini-3.1-pro", "--yolo", "--skip-trust", "--session-id", session(5)}
 	case "grok":
 		model = next(1)
-		want = []string{"--model", "grok-code-fast-1"}
+		promptArg = next(3)
+		want = []string{"--model", "grok-code-fast-1", "-p", promptArg}
+		if promptArg == "" {
+			return "", "", "", fmt.Errorf("want -p <prompt>")
+		}
 	case "kimi":
 		model = next(2)
 		want = []string{"--print", "--model", "kimi-k2-thinking"}
@@ -150,16 +177,18 @@ func checkArgv(name string, args []string) (model, promptFile string, err error)
 		promptFile = next(3)
 		want = []string{"--model", model, "--prompt-file", promptFile}
 		if model == "" || promptFile == "" {
-			return "", "", fmt.Errorf("want --model M --prompt-file P")
+			return "", "", "", fmt.Errorf("want --model M --prompt-file P")
 		}
 	default:
-		return "", "", fmt.Errorf("installed under the unknown name %q", name)
+		return "", "", "", fmt.Errorf("installed under the unknown name %q", name)
 	}
 	if !slices.Equal(args, want) {
-		return "", "", fmt.Errorf("want %q", want)
+		return "", "", "", fmt.Errorf("want %q", want)
 	}
-	return model, promptFile, nil
+	return model, promptFile, promptArg, nil
 }
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // header returns the value of the prompt's `**Name:** value` line.
 func header(prompt, h string) string {
@@ -238,6 +267,17 @@ func (f *fake) run() int {
 			return 96
 		}
 		f.printf("left pid %d behind\r\n", bg.Process.Pid)
+		return f.ok(50 * time.Millisecond)
+	case b == "ok-leave-orphan":
+		// A daemon of its own: a grandchild in a new session (setsid), out
+		// of reach of the CLI's process group, that outlives the CLI.
+		bg := exec.Command("sleep", "300")
+		bg.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := bg.Start(); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeprovider: %v\r\n", err)
+			return 96
+		}
+		f.printf("left orphan pid %d behind\r\n", bg.Process.Pid)
 		return f.ok(50 * time.Millisecond)
 	case strings.HasPrefix(b, "ok-"):
 		return f.ok(mustDur(strings.TrimPrefix(b, "ok-")))
