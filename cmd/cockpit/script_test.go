@@ -59,7 +59,11 @@ func copyFixture(root string) error {
 	if err := os.RemoveAll(root); err != nil {
 		return err
 	}
-	return os.CopyFS(root, os.DirFS(filepath.Join(fixture.Dir(), "project")))
+	if err := os.CopyFS(root, os.DirFS(filepath.Join(fixture.Dir(), "project"))); err != nil {
+		return err
+	}
+	// A git work tree, as fixture.Copy makes it: codex exec refuses others.
+	return os.Mkdir(filepath.Join(root, ".git"), 0o755)
 }
 
 // fixture: start the next case on a fresh copy of the fixture project.
