@@ -181,8 +181,16 @@ func addGrok(t *testing.T, root string) {
 	md["executionLabel"] = "Grok analyser · grok-code-fast-1"
 	md["modelAssignment"] = map[string]any{"provider": "grok", "modelExecutionValue": "grok-code-fast-1", "runner": "cli-wrapper"}
 	md["prompt"] = map[string]any{"path": grokPrompt}
+	md["promptDigest"] = state.Digest([]byte(prompt))
 	md["result"] = map[string]any{"path": grokResult}
 	writeJSON(t, filepath.Join(root, grokMeta), md)
+
+	// The roster, as okstra records it in team-state.
+	tp := filepath.Join(root, fixture.TeamState)
+	var ts map[string]any
+	readJSON(t, tp, &ts)
+	ts["workers"] = append(ts["workers"].([]any), map[string]any{"role": "Grok worker", "workerId": "grok", "provider": "grok", "model": "grok-code-fast-1"})
+	writeJSON(t, tp, ts)
 }
 
 func clone(m map[string]any) map[string]any {
@@ -204,7 +212,7 @@ func writeJobs(t *testing.T, root string, providers ...string) {
 	}
 	byProvider["grok"] = map[string]any{
 		"invocationRef": "invocation-006", "roleExecutionRef": "role-execution-007", "participantRef": "participant-006",
-		"role": "analyser", "rosterRole": "Grok worker", "provider": "grok", "modelExecutionValue": "grok-code-fast-1",
+		"role": "analyser", "provider": "grok", "modelExecutionValue": "grok-code-fast-1",
 		"executionLabel": "Grok analyser · grok-code-fast-1", "promptPath": grokPrompt, "resultPath": grokResult, "metadataPath": grokMeta,
 	}
 	var jobs []any
