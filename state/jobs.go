@@ -37,11 +37,11 @@ type Job struct {
 
 	// The digests okstra's jobs generation derives (CheckDigests): each is
 	// verified before anything starts when the job carries it.
-	PromptDigest        string `json:"promptDigest"`
-	MetadataDigest      string `json:"metadataDigest"`
-	WritePolicyDigest   string `json:"writePolicyDigest"`
-	RoleExecutionDigest string `json:"roleExecutionDigest"`
-	InvocationDigest    string `json:"invocationDigest"`
+	PromptDigest        string `json:"promptDigest,omitempty"`
+	MetadataDigest      string `json:"metadataDigest,omitempty"`
+	WritePolicyDigest   string `json:"writePolicyDigest,omitempty"`
+	RoleExecutionDigest string `json:"roleExecutionDigest,omitempty"`
+	InvocationDigest    string `json:"invocationDigest,omitempty"`
 }
 
 // ResolvedJob is a verified job with absolute paths.

@@ -100,7 +100,7 @@ func TestJobsFileShapeComesFromItsSchema(t *testing.T) {
 		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}, {"modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[1].provider: is missing"},
 		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "idleTimeoutSeconds": -5}]}`, "jobs.json: jobs[0].idleTimeoutSeconds: is negative"},
 		{`{"executionIdentityVersion": 2, "dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[0].invocationRef: is missing (required by executionIdentityVersion 2)"},
-		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "promptDigest": "md5:1"}]}`, `jobs.json: jobs[0].promptDigest: is "md5:1", which is not of the expected form ^sha256:[0-9a-f]{64}$`},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "promptDigest": "md5:1"}]}`, `jobs.json: jobs[0].promptDigest: is "md5:1"; expected sha256: and 64 lowercase hex digits (or no digest)`},
 	} {
 		root := fixture.Copy(t)
 		run, err := state.LoadRun(root, fixture.RunManifest)

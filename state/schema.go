@@ -198,6 +198,10 @@ func leafError(e *jsonschema.ValidationError, display string) error {
 		if field == "dispatchKind" {
 			return wrapf(CheckDispatchKind(DispatchKind(k.Got)), display, field, "%v", CheckDispatchKind(DispatchKind(k.Got)))
 		}
+		if strings.HasSuffix(field, "Digest") {
+			msg = fmt.Sprintf("is %q; expected sha256: and 64 lowercase hex digits (or no digest)", k.Got)
+			break
+		}
 		msg = fmt.Sprintf("is %q, which is not of the expected form %s", k.Got, k.Want)
 	case *kind.Enum:
 		msg = fmt.Sprintf("is %s; expected one of %s", jsonValue(k.Got), jsonValues(k.Want))
