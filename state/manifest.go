@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 )
@@ -316,4 +317,24 @@ func (m *RunManifest) CheckIdentity(id Identity) error {
 		}
 	}
 	return nil
+}
+
+// TeamName is the run's team name, okstra-<task key>-<task type>-<run seq>:
+// the teamName a new team-state gets.
+func (r *Run) TeamName() string {
+	m := r.Manifest
+	return fmt.Sprintf("okstra-%s-%s-%s", m.TaskKey, m.TaskType, m.RunSeq)
+}
+
+// TeamState reads the run's team-state (ReadTeamState): the one read every
+// command and the engine share.
+func (r *Run) TeamState() (*TeamState, error) {
+	return ReadTeamState(r.TeamStatePath, r.Manifest.TeamStatePath)
+}
+
+// UpdateTeamState is the one read-modify-write of the run's team-state
+// (UpdateTeamStateContext under its lock, a new file named TeamName); ctx
+// bounds the wait for the lock.
+func (r *Run) UpdateTeamState(ctx context.Context, fn func(*TeamState) error) error {
+	return UpdateTeamStateContext(ctx, r.TeamStatePath, r.Manifest.TeamStatePath, r.TeamName(), fn)
 }

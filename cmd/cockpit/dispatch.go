@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/workers"
@@ -69,7 +70,7 @@ func (o *DispatchOptions) validate() error {
 
 // plan loads the run and verifies every job of the jobs file (no half
 // batch): the batch to run, and the cockpit binary its workers run.
-func (o *DispatchOptions) plan() (*team.Batch, string, error) {
+func (o *DispatchOptions) plan() (*lifecycle.Batch, string, error) {
 	run, err := o.Run.load()
 	if err != nil {
 		return nil, "", err
@@ -78,7 +79,7 @@ func (o *DispatchOptions) plan() (*team.Batch, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	batch, err := team.PlanBatch(run, cat, o.JobsFile, o.Kind)
+	batch, err := lifecycle.PlanBatch(run, cat, o.JobsFile, o.Kind)
 	if err != nil {
 		return nil, "", err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/state"
 )
@@ -136,8 +137,8 @@ type PanesOptions struct {
 // panesOutput is the JSON of reclaim and teardown: {"panes": [...]}, plus
 // the PROGRESS line the command printed, if any.
 type panesOutput struct {
-	Panes        []team.PaneRef `json:"panes"`
-	ProgressLine string         `json:"progressLine,omitempty"`
+	Panes        []lifecycle.PaneRef `json:"panes"`
+	ProgressLine string              `json:"progressLine,omitempty"`
 }
 
 // newPanesCmd is the shape reclaim and teardown share.
@@ -181,7 +182,7 @@ func teamReclaimRun(o *PanesOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := team.Reclaim(o.Ctx, run, team.ReclaimOptions{Gate: o.Gate, DryRun: o.DryRun})
+	res, err := lifecycle.Reclaim(o.Ctx, run, lifecycle.ReclaimOptions{Gate: o.Gate, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}
@@ -209,14 +210,14 @@ func teamTeardownRun(o *PanesOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := team.Teardown(o.Ctx, run, o.DryRun)
+	res, err := lifecycle.Teardown(o.Ctx, run, o.DryRun)
 	if err != nil {
 		return err
 	}
 	return printPanes(o, res)
 }
 
-func printPanes(o *PanesOptions, res *team.ReclaimResult) error {
+func printPanes(o *PanesOptions, res *lifecycle.ReclaimResult) error {
 	if o.JSON {
 		out := panesOutput{Panes: nonNil(res.Panes)}
 		if len(res.Lines) > 0 {

@@ -1,4 +1,4 @@
-package team
+package lifecycle
 
 import (
 	"context"
@@ -16,53 +16,21 @@ import (
 	"github.com/okstra/cockpit/workers"
 )
 
-// TeamDispatch is `team dispatch`: with the batch verified, it asks the
-// cockpit for one pane per job running the worker wrapper, and records each
-// dispatch with its pane id. Checkpoints are recorded on a pane run and only
-// printed on any other (the seed).
-func TeamDispatch(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
-	run := b.Run
-	cl, err := control.DialRun(ctx, run, "team dispatch")
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	rec := NewRecorder(run, SourceTeamDispatch, run.Manifest.IsPaneBackend())
-	rg, err := RecordBatch(b, paneBackend(run))
-	if err != nil {
-		return nil, err
-	}
-	recs := rg.Recs
-	launched := openPanes(ctx, cl, run, recs, self, "team dispatch")
-	// Recording where they run must not be cut short by the interruption.
-	if err := MarkLaunched(run, recs, launched); err != nil {
-		return nil, err
-	}
-	cperr := rg.Checkpoints(rec, launched)
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
-	if err != nil {
-		return nil, err
-	}
-	res := &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}
-	// The batch is printed whatever went wrong; the error says what.
-	return res, errors.Join(notStarted(recs, launched), cperr)
-}
-
-// paneBackend is the backend a dispatch in a cockpit pane records: the
+// PaneBackend is the backend a dispatch in a cockpit pane records: the
 // run's own pane backend (okstra's cmux-pane, or an early cockpit run's
 // cockpit-pane), cmux-pane on any other run.
-func paneBackend(run *state.Run) string {
+func PaneBackend(run *state.Run) string {
 	if run.Manifest.IsPaneBackend() {
 		return run.Manifest.TerminalBackend
 	}
 	return state.BackendCmuxPane
 }
 
-// openPanes asks the cockpit on cl for one pane per recorded job, in
+// OpenPanes asks the cockpit on cl for one pane per recorded job, in
 // order. Once ctx is done (interrupted), the jobs not started yet are
 // reported as not started (MarkLaunched writes them off), never left in
 // progress with nothing running.
-func openPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []Recorded, self, who string) []Launched {
+func OpenPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []Recorded, self, who string) []Launched {
 	launched := make([]Launched, len(recs))
 	for i, r := range recs {
 		if ctx.Err() != nil {
@@ -239,7 +207,7 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		return nil, err
 	}
 	var orphans []int
-	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err = run.UpdateTeamState(context.Background(), func(ts *state.TeamState) error {
 		orphans = orphans[:0]
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {

@@ -1,6 +1,7 @@
-package team
+package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,7 +50,7 @@ func PlanBatch(run *state.Run, cat Catalog, jobsFile string, kind state.Dispatch
 	if err != nil {
 		return nil, err
 	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func RecordBatch(b *Batch, backend string) (*Recording, error) {
 	}
 	rg := &Recording{kind: b.Kind}
 	now := state.Timestamp(state.Now())
-	err := state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err := run.UpdateTeamState(context.Background(), func(ts *state.TeamState) error {
 		rg.Recs = rg.Recs[:0]
 		rg.wroteMarker = ts.TeamCreate == nil
 		if rg.wroteMarker {
@@ -279,9 +280,9 @@ func (e *NotStartedError) Error() string {
 
 func (e *NotStartedError) Unwrap() error { return e.Err }
 
-// notStarted is the NotStartedError of launched, or nil when every job
+// NotStarted is the NotStartedError of launched, or nil when every job
 // started.
-func notStarted(recs []Recorded, launched []Launched) error {
+func NotStarted(recs []Recorded, launched []Launched) error {
 	var e *NotStartedError
 	for i, r := range recs {
 		if i < len(launched) && launched[i].Err != nil {
@@ -300,7 +301,7 @@ func notStarted(recs []Recorded, launched []Launched) error {
 // MarkLaunched records where each dispatch runs (pane id, wrapper pid), or
 // that it could not start.
 func MarkLaunched(run *state.Run, recs []Recorded, launched []Launched) error {
-	return state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	return run.UpdateTeamState(context.Background(), func(ts *state.TeamState) error {
 		for i, r := range recs {
 			d := ts.Dispatch(r.Dispatch.DispatchID)
 			if d == nil || i >= len(launched) {
@@ -326,7 +327,14 @@ func workerID(j state.ResolvedJob) string {
 	return j.Provider
 }
 
-func TeamName(run *state.Run) string {
-	m := run.Manifest
-	return fmt.Sprintf("okstra-%s-%s-%s", m.TaskKey, m.TaskType, m.RunSeq)
+// BatchDispatches picks the batch's dispatches out of team-state, in batch
+// order.
+func BatchDispatches(ts *state.TeamState, recs []Recorded) []state.Dispatch {
+	out := make([]state.Dispatch, 0, len(recs))
+	for _, r := range recs {
+		if d := ts.Dispatch(r.Dispatch.DispatchID); d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
 }

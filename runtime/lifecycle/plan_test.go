@@ -1,4 +1,4 @@
-package team
+package lifecycle
 
 import (
 	"encoding/json"

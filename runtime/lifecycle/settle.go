@@ -1,4 +1,4 @@
-package team
+package lifecycle
 
 import (
 	"context"
@@ -12,11 +12,6 @@ import (
 	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
 )
-
-// countFields are the fields of a phase-5-poll checkpoint.
-func countFields(c view.Counts) [][2]string {
-	return [][2]string{{"pending", fmt.Sprint(c.Pending)}, {"done", fmt.Sprint(c.Done)}}
-}
 
 // CountDispatches counts the dispatches that are still running and those
 // that settled. A retried attempt counts once: of the dispatches of one
@@ -197,15 +192,15 @@ func (v Verdict) Apply(d *state.Dispatch, now string) {
 // sidecar, under the team-state lock, and returns the team-state as written
 // and the ids of the dispatches it settled, in team-state order.
 func Settle(run *state.Run) (*state.TeamState, []string, error) {
-	return settleWith(context.Background(), run, nil)
+	return SettleContext(context.Background(), run, nil)
 }
 
-// settleWith is Settle for a caller holding a watcher: the exits it saw
+// SettleContext is Settle for a caller holding a watcher: the exits it saw
 // count (see watch.Watcher.Exited). ctx bounds the wait for the lock.
-func settleWith(ctx context.Context, run *state.Run, w *watch.Watcher) (*state.TeamState, []string, error) {
+func SettleContext(ctx context.Context, run *state.Run, w *watch.Watcher) (*state.TeamState, []string, error) {
 	// Look first without the lock: most wake-ups settle nothing, and those
 	// should not take the lock or touch the file.
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +224,7 @@ func settleWith(ctx context.Context, run *state.Run, w *watch.Watcher) (*state.T
 	}
 	var settled []string
 	var snapshot *state.TeamState
-	err = state.UpdateTeamStateContext(ctx, run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err = run.UpdateTeamState(ctx, func(ts *state.TeamState) error {
 		settled = settled[:0]
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
@@ -268,7 +263,7 @@ func settleWith(ctx context.Context, run *state.Run, w *watch.Watcher) (*state.T
 // accounts for are matched to the uncollected dispatches of that worker and
 // status, in team-state order, and those are marked collected silently.
 func Collect(run *state.Run, rec *Recorder) error {
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return err
 	}
@@ -295,7 +290,7 @@ func Collect(run *state.Run, rec *Recorder) error {
 		return nil
 	}
 	var lines []string
-	err = state.UpdateTeamStateContext(rec.context(), run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+	err = run.UpdateTeamState(rec.context(), func(ts *state.TeamState) error {
 		lines = lines[:0]
 		var events []state.Event
 		now := state.Timestamp(state.Now())
@@ -356,10 +351,10 @@ func recordedCollects(run *state.Run, ts *state.TeamState) map[string]int {
 	for _, e := range events {
 		phase, worker, fields := e.Phase, e.Worker, e.Fields
 		if phase == "" {
-			phase, worker, fields = parseProgressLine(e.ProgressLine)
+			phase, worker, fields = ParseProgressLine(e.ProgressLine)
 		}
 		if phase == "phase-5-collect" {
-			out[collectKey(worker, state.Status(field(fields, "status")))]++
+			out[collectKey(worker, state.Status(Field(fields, "status")))]++
 		}
 	}
 	for i := range ts.WorkerDispatches {
@@ -371,4 +366,43 @@ func recordedCollects(run *state.Run, ts *state.TeamState) map[string]int {
 		}
 	}
 	return out
+}
+
+// Field is the value of the named field of a checkpoint.
+func Field(fields [][2]string, name string) string {
+	for _, f := range fields {
+		if f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// ParseProgressLine reads a PROGRESS line written by another tool into its
+// phase, worker and key=value fields ("PROGRESS: phase-5-collect
+// worker=Codex worker status=completed"). A worker value runs up to the
+// next " name=" token, since roster roles contain spaces.
+func ParseProgressLine(line string) (phase, worker string, fields [][2]string) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "PROGRESS: ")
+	if !ok {
+		return "", "", nil
+	}
+	phase, rest, _ = strings.Cut(rest, " ")
+	toks := strings.Fields(rest)
+	for i := 0; i < len(toks); i++ {
+		name, val, ok := strings.Cut(toks[i], "=")
+		if !ok {
+			continue
+		}
+		if name == "worker" {
+			for i+1 < len(toks) && !strings.Contains(toks[i+1], "=") {
+				i++
+				val += " " + toks[i]
+			}
+			worker = val
+			continue
+		}
+		fields = append(fields, [2]string{name, val})
+	}
+	return phase, worker, fields
 }

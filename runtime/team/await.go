@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -21,7 +21,7 @@ type AwaitResult struct {
 	Dispatches []state.Dispatch
 	Counts     view.Counts
 	Lines      []string // PROGRESS lines, in the order they were recorded
-	Unrecorded []string // on a non-pane run: the lines a pane run records (Recorder.Unrecorded)
+	Unrecorded []string // on a non-pane run: the lines a pane run records (lifecycle.Recorder.Unrecorded)
 }
 
 // Await waits until every dispatch of the run is terminal. It records
@@ -49,7 +49,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 	}
 	// The timeout holds to the second, also while another writer keeps
 	// the team-state's or the ledger's lock: every lock wait ends with ctx.
-	rec := NewRecorder(run, SourceTeamAwait, run.Manifest.IsPaneBackend()).WithContext(ctx)
+	rec := lifecycle.NewRecorder(run, lifecycle.SourceTeamAwait, run.Manifest.IsPaneBackend()).WithContext(ctx)
 	res := &AwaitResult{}
 	ended := func(err error) (*AwaitResult, error) {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && timeout > 0 {
@@ -61,13 +61,13 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 		return nil, err
 	}
 	// What a timeout reports when it ends the first settle (a lock held).
-	if ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath); err == nil {
-		res.Dispatches, res.Counts = ts.WorkerDispatches, CountDispatches(ts.WorkerDispatches)
+	if ts, err := run.TeamState(); err == nil {
+		res.Dispatches, res.Counts = ts.WorkerDispatches, lifecycle.CountDispatches(ts.WorkerDispatches)
 	}
 	last := view.Counts{Pending: -1}
 	prev, prevAt, havePrev := lastRecordedPoll(run)
 	for entry := true; ; entry = false {
-		ts, _, err := settleWith(ctx, run, w)
+		ts, _, err := lifecycle.SettleContext(ctx, run, w)
 		if err != nil {
 			return ended(err)
 		}
@@ -77,11 +77,11 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 		// The entry poll comes first; after that a settled worker's collect
 		// line precedes the poll line carrying the new counts.
 		if !entry {
-			if err := Collect(run, rec); err != nil {
+			if err := lifecycle.Collect(run, rec); err != nil {
 				return ended(err)
 			}
 		}
-		c := CountDispatches(ts.WorkerDispatches)
+		c := lifecycle.CountDispatches(ts.WorkerDispatches)
 		if entry && havePrev && c == prev && !changedSince(ts.WorkerDispatches, prevAt) {
 			last = c // the ledger's last poll says it already
 		}
@@ -92,7 +92,7 @@ func Await(ctx context.Context, run *state.Run, timeout time.Duration) (*AwaitRe
 			last = c
 		}
 		if entry {
-			if err := Collect(run, rec); err != nil {
+			if err := lifecycle.Collect(run, rec); err != nil {
 				return ended(err)
 			}
 		}
@@ -154,13 +154,13 @@ func lastRecordedPoll(run *state.Run) (c view.Counts, at string, ok bool) {
 		e := events[i]
 		phase, fields := e.Phase, e.Fields
 		if phase == "" {
-			phase, _, fields = parseProgressLine(e.ProgressLine)
+			phase, _, fields = lifecycle.ParseProgressLine(e.ProgressLine)
 		}
 		if phase != "phase-5-poll" {
 			continue
 		}
-		p, perr := strconv.Atoi(field(fields, "pending"))
-		d, derr := strconv.Atoi(field(fields, "done"))
+		p, perr := strconv.Atoi(lifecycle.Field(fields, "pending"))
+		d, derr := strconv.Atoi(lifecycle.Field(fields, "done"))
 		if perr != nil || derr != nil {
 			return view.Counts{}, "", false
 		}
@@ -189,40 +189,7 @@ func changedSince(ds []state.Dispatch, at string) bool {
 	return false
 }
 
-func field(fields [][2]string, name string) string {
-	for _, f := range fields {
-		if f[0] == name {
-			return f[1]
-		}
-	}
-	return ""
-}
-
-// parseProgressLine reads a PROGRESS line written by another tool into its
-// phase, worker and key=value fields ("PROGRESS: phase-5-collect
-// worker=Codex worker status=completed"). A worker value runs up to the
-// next " name=" token, since roster roles contain spaces.
-func parseProgressLine(line string) (phase, worker string, fields [][2]string) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "PROGRESS: ")
-	if !ok {
-		return "", "", nil
-	}
-	phase, rest, _ = strings.Cut(rest, " ")
-	toks := strings.Fields(rest)
-	for i := 0; i < len(toks); i++ {
-		name, val, ok := strings.Cut(toks[i], "=")
-		if !ok {
-			continue
-		}
-		if name == "worker" {
-			for i+1 < len(toks) && !strings.Contains(toks[i+1], "=") {
-				i++
-				val += " " + toks[i]
-			}
-			worker = val
-			continue
-		}
-		fields = append(fields, [2]string{name, val})
-	}
-	return phase, worker, fields
+// countFields are the fields of a phase-5-poll checkpoint.
+func countFields(c view.Counts) [][2]string {
+	return [][2]string{{"pending", fmt.Sprint(c.Pending)}, {"done", fmt.Sprint(c.Done)}}
 }

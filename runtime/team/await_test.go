@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,7 +74,7 @@ func TestAwaitRecordsAPollAfterAStateChangeWithEqualCounts(t *testing.T) {
 	past := time.Now().Add(-time.Hour).UTC()
 	state.Now = func() time.Time { return past }
 	defer func() { state.Now = func() time.Time { return time.Now().UTC() } }()
-	if err := NewRecorder(run, SourceTeamAwait, true).Record("phase-5-poll", "", countFields(view.Counts{Pending: 0, Done: 1}), ""); err != nil {
+	if err := lifecycle.NewRecorder(run, lifecycle.SourceTeamAwait, true).Record("phase-5-poll", "", countFields(view.Counts{Pending: 0, Done: 1}), ""); err != nil {
 		t.Fatal(err)
 	}
 	state.Now = func() time.Time { return time.Now().UTC() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"os"
 	"os/exec"
 	"syscall"
@@ -15,7 +16,7 @@ import (
 type DispatchResult struct {
 	Dispatches []state.Dispatch
 	Lines      []string
-	Unrecorded []string // team dispatch on a non-pane run (Recorder.Unrecorded)
+	Unrecorded []string // team dispatch on a non-pane run (lifecycle.Recorder.Unrecorded)
 	// Panes says worker-dispatch ran the batch in the cockpit's panes
 	// (WorkerDispatchInPanes), not as child processes.
 	Panes bool
@@ -49,7 +50,7 @@ func SignalOf(ctx context.Context) syscall.Signal {
 // not started yet are written off, the signal that ended ctx (SIGTERM when
 // none is named) is passed on once to the children, which still write
 // terminal sidecars, and the settled batch is returned with Signal set.
-func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
+func RunCLIWrapper(ctx context.Context, b *lifecycle.Batch, self string) (*DispatchResult, error) {
 	run := b.Run
 	// Done first: a context that catches its signals lazily (cmd/cockpit's)
 	// catches them from here on.
@@ -59,8 +60,8 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 		return &DispatchResult{Signal: SignalOf(ctx)}, ctx.Err()
 	default:
 	}
-	rec := NewRecorder(run, SourceWorkerDispatch, true)
-	rg, err := RecordBatch(b, state.BackendCLIWrapper)
+	rec := lifecycle.NewRecorder(run, lifecycle.SourceWorkerDispatch, true)
+	rg, err := lifecycle.RecordBatch(b, state.BackendCLIWrapper)
 	if err != nil {
 		return nil, err
 	}
@@ -71,13 +72,13 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 		done chan struct{} // closed once Wait returned
 	}
 	children := make([]*child, len(recs))
-	launched := make([]Launched, len(recs))
+	launched := make([]lifecycle.Launched, len(recs))
 	for i, r := range recs {
 		if ctx.Err() != nil {
-			launched[i] = Launched{Err: errors.New("worker-dispatch was interrupted before starting it")}
+			launched[i] = lifecycle.Launched{Err: errors.New("worker-dispatch was interrupted before starting it")}
 			continue
 		}
-		argv := WorkerArgv(self, run, r.Job, "quiet")
+		argv := lifecycle.WorkerArgv(self, run, r.Job, "quiet")
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = run.Root.Dir()
 		// Each wrapper in a process group of its own: a Ctrl-C at the
@@ -86,21 +87,21 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 		// their graceful stop.)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
-			launched[i] = Launched{Err: err}
+			launched[i] = lifecycle.Launched{Err: err}
 			continue
 		}
 		c := &child{cmd: cmd, done: make(chan struct{})}
 		children[i] = c
-		launched[i] = Launched{PID: cmd.Process.Pid}
+		launched[i] = lifecycle.Launched{PID: cmd.Process.Pid}
 		go func() {
 			_ = cmd.Wait() // the sidecar carries the outcome
 			close(c.done)
 		}()
 	}
-	if err := MarkLaunched(run, recs, launched); err != nil {
+	if err := lifecycle.MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
-	failed := errors.Join(notStarted(recs, launched), rg.Checkpoints(rec, launched))
+	failed := errors.Join(lifecycle.NotStarted(recs, launched), rg.Checkpoints(rec, launched))
 	forward := func(sig os.Signal) {
 		for _, c := range children {
 			if c == nil {
@@ -133,7 +134,7 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 			}
 		}
 	}
-	if _, _, err := Settle(run); err != nil {
+	if _, _, err := lifecycle.Settle(run); err != nil {
 		return nil, err
 	}
 	// A wrapper that died without a terminal sidecar leaves its dispatch
@@ -147,18 +148,18 @@ func RunCLIWrapper(ctx context.Context, b *Batch, self string) (*DispatchResult,
 	if err := failUnsettled(run, recs, cmds); err != nil {
 		return nil, err
 	}
-	if err := Collect(run, rec); err != nil {
+	if err := lifecycle.Collect(run, rec); err != nil {
 		return nil, err
 	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Signal: SignalOf(ctx)}, failed
+	return &DispatchResult{Dispatches: lifecycle.BatchDispatches(ts, recs), Lines: rec.Lines(), Signal: SignalOf(ctx)}, failed
 }
 
-func failUnsettled(run *state.Run, recs []Recorded, cmds []*exec.Cmd) error {
-	return state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, TeamName(run), func(ts *state.TeamState) error {
+func failUnsettled(run *state.Run, recs []lifecycle.Recorded, cmds []*exec.Cmd) error {
+	return run.UpdateTeamState(context.Background(), func(ts *state.TeamState) error {
 		for i, r := range recs {
 			d := ts.Dispatch(r.Dispatch.DispatchID)
 			if d == nil || d.Terminal() {
@@ -172,16 +173,4 @@ func failUnsettled(run *state.Run, recs []Recorded, cmds []*exec.Cmd) error {
 		}
 		return nil
 	})
-}
-
-// batchDispatches picks the batch's dispatches out of team-state, in batch
-// order.
-func batchDispatches(ts *state.TeamState, recs []Recorded) []state.Dispatch {
-	out := make([]state.Dispatch, 0, len(recs))
-	for _, r := range recs {
-		if d := ts.Dispatch(r.Dispatch.DispatchID); d != nil {
-			out = append(out, *d)
-		}
-	}
-	return out
 }

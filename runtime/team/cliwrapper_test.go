@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"errors"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,7 +27,7 @@ func (e *sigCause) Signal() os.Signal    { return e.sig }
 func (e *sigCause) Is(target error) bool { return target == context.Canceled }
 
 // cliBatch plans the fixture's initial batch on a cli-wrapper run.
-func cliBatch(t *testing.T) (*state.Run, *Batch) {
+func cliBatch(t *testing.T) (*state.Run, *lifecycle.Batch) {
 	t.Helper()
 	root := fixture.Copy(t)
 	fixture.SetTerminalBackend(t, root, state.BackendCLIWrapper)
@@ -38,7 +39,7 @@ func cliBatch(t *testing.T) (*state.Run, *Batch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := PlanBatch(run, cat, filepath.Join(root, fixture.JobsInitial), "")
+	b, err := lifecycle.PlanBatch(run, cat, filepath.Join(root, fixture.JobsInitial), "")
 	if err != nil {
 		t.Fatal(err)
 	}

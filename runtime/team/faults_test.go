@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"errors"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"io"
 	"os"
 	"os/exec"
@@ -20,7 +21,7 @@ import (
 
 // recordFixtureBatch plans and records the fixture's initial batch on a
 // copy of the fixture (a pane run), starting nothing.
-func recordFixtureBatch(t *testing.T) (*state.Run, *Recording) {
+func recordFixtureBatch(t *testing.T) (*state.Run, *lifecycle.Recording) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	run := runtest.FixtureRun(t, fixture.PaneBackend)
@@ -28,11 +29,11 @@ func recordFixtureBatch(t *testing.T) (*state.Run, *Recording) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := PlanBatch(run, cat, fixture.JobsInitial, "")
+	b, err := lifecycle.PlanBatch(run, cat, fixture.JobsInitial, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rg, err := RecordBatch(b, state.BackendCmuxPane)
+	rg, err := lifecycle.RecordBatch(b, state.BackendCmuxPane)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func dispatchOf(t *testing.T, run *state.Run, id string) *state.Dispatch {
 }
 
 // Issue 18.4: a sidecar saying completed with no file at the Result Path
-// settles as error with that reason, in every path: Settle (team await,
-// worker-dispatch), worker-liveness, and the engine's SidecarVerdict.
+// settles as error with that reason, in every path: lifecycle.Settle (team await,
+// worker-dispatch), worker-liveness, and the engine's lifecycle.SidecarVerdict.
 func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 	run, rg := recordFixtureBatch(t)
 	d := rg.Recs[0].Dispatch
@@ -69,7 +70,7 @@ func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 	want := "the worker reported completed but wrote no result at " + d.ResultPath
 
 	// The engine's path: the sidecar's absolute path, no root.
-	v, _ := SidecarVerdict(filepath.Join(run.Root.Dir(), d.StatusPath), &d, nil)
+	v, _ := lifecycle.SidecarVerdict(filepath.Join(run.Root.Dir(), d.StatusPath), &d, nil)
 	if v.Status != state.StatusError || v.Reason != want {
 		t.Fatalf("SidecarVerdict: %s %q, want error %q", v.Status, v.Reason, want)
 	}
@@ -77,7 +78,7 @@ func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 	if err != nil || rep.Liveness != Done || rep.Status != state.StatusError || rep.Reason != want {
 		t.Fatalf("liveness: %+v, %v", rep, err)
 	}
-	if _, _, err := Settle(run); err != nil {
+	if _, _, err := lifecycle.Settle(run); err != nil {
 		t.Fatal(err)
 	}
 	if got := dispatchOf(t, run, d.DispatchID); got.Status != state.StatusError || got.Reason != want {
@@ -92,7 +93,7 @@ func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSidecar(t, run, d2, &state.Sidecar{Status: state.StatusCompleted, PID: os.Getpid(), ExitCode: &zero})
-	if _, _, err := Settle(run); err != nil {
+	if _, _, err := lifecycle.Settle(run); err != nil {
 		t.Fatal(err)
 	}
 	// ... and the result is linked to its dispatch (its digest recorded).
@@ -109,7 +110,7 @@ func TestAnUnreadableSidecarOfADeadWrapperSettlesError(t *testing.T) {
 	run, rg := recordFixtureBatch(t)
 	dead := deadPID(t)
 	d := rg.Recs[0].Dispatch
-	if err := MarkLaunched(run, rg.Recs[:1], []Launched{{PID: dead}}); err != nil {
+	if err := lifecycle.MarkLaunched(run, rg.Recs[:1], []lifecycle.Launched{{PID: dead}}); err != nil {
 		t.Fatal(err)
 	}
 	sp := filepath.Join(run.Root.Dir(), d.StatusPath)
@@ -132,13 +133,13 @@ func TestAnUnreadableSidecarOfADeadWrapperSettlesError(t *testing.T) {
 	if got.Status != state.StatusError || !strings.HasPrefix(got.Reason, "the status sidecar "+d.StatusPath+" cannot be read (") || !strings.HasSuffix(got.Reason, "is gone") {
 		t.Fatalf("settled %s %q", got.Status, got.Reason)
 	}
-	if r := dispatchOf(t, run, d2.DispatchID).Reason; len(r) > MaxReason+64 || !strings.HasSuffix(r, "more bytes in the sidecar)") {
+	if r := dispatchOf(t, run, d2.DispatchID).Reason; len(r) > lifecycle.MaxReason+64 || !strings.HasSuffix(r, "more bytes in the sidecar)") {
 		t.Fatalf("a 1 MiB reason reached team-state as %d bytes", len(r))
 	}
 	if res.Counts.Done != 2 {
 		t.Fatalf("counts %+v", res.Counts)
 	}
-	if _, err := Teardown(context.Background(), run, false); err != nil {
+	if _, err := lifecycle.Teardown(context.Background(), run, false); err != nil {
 		t.Fatalf("teardown failed on the run: %v", err)
 	}
 	ts, _ := state.ReadTeamState(run.TeamStatePath, "team-state")
@@ -157,12 +158,12 @@ func TestACheckpointFailureLeavesNoPhantom(t *testing.T) {
 	if err := os.WriteFile(run.LeadEventsPath, nil, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	launched := []Launched{{PID: os.Getpid()}, {PID: os.Getpid()}, {Err: errors.New("the cockpit went away")}}
-	if err := MarkLaunched(run, rg.Recs, launched); err != nil {
+	launched := []lifecycle.Launched{{PID: os.Getpid()}, {PID: os.Getpid()}, {Err: errors.New("the cockpit went away")}}
+	if err := lifecycle.MarkLaunched(run, rg.Recs, launched); err != nil {
 		t.Fatal(err)
 	}
-	rec := NewRecorder(run, SourceTeamDispatch, true)
-	err := errors.Join(notStarted(rg.Recs, launched), rg.Checkpoints(rec, launched))
+	rec := lifecycle.NewRecorder(run, lifecycle.SourceTeamDispatch, true)
+	err := errors.Join(lifecycle.NotStarted(rg.Recs, launched), rg.Checkpoints(rec, launched))
 	for _, want := range []string{
 		"1 job(s) of the batch did not start: dispatch-003 (Claude worker) (the cockpit went away)",
 		"the dispatches run and are in team-state, but their checkpoints could not be recorded (",
@@ -186,7 +187,7 @@ func TestACheckpointFailureLeavesNoPhantom(t *testing.T) {
 	if err := os.Chmod(run.LeadEventsPath, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := rg.Checkpoints(NewRecorder(run, SourceTeamDispatch, true), launched); err != nil {
+	if err := rg.Checkpoints(lifecycle.NewRecorder(run, lifecycle.SourceTeamDispatch, true), launched); err != nil {
 		t.Fatal(err)
 	}
 	wantLines(t, "ledger", ledgerLines(t, run),
@@ -346,16 +347,16 @@ func TestDispatchLeavesTheLeadsSkippedMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat, _ := workers.LoadCatalog(run.Root.Dir())
-	b, err := PlanBatch(run, cat, fixture.JobsInitial, "")
+	b, err := lifecycle.PlanBatch(run, cat, fixture.JobsInitial, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rg, err := RecordBatch(b, state.BackendCmuxPane)
+	rg, err := lifecycle.RecordBatch(b, state.BackendCmuxPane)
 	if err != nil {
 		t.Fatal(err)
 	}
-	launched := []Launched{{PID: os.Getpid()}, {PID: os.Getpid()}, {PID: os.Getpid()}}
-	if err := rg.Checkpoints(NewRecorder(run, SourceTeamDispatch, true), launched); err != nil {
+	launched := []lifecycle.Launched{{PID: os.Getpid()}, {PID: os.Getpid()}, {PID: os.Getpid()}}
+	if err := rg.Checkpoints(lifecycle.NewRecorder(run, lifecycle.SourceTeamDispatch, true), launched); err != nil {
 		t.Fatal(err)
 	}
 	ts, _ := state.ReadTeamState(run.TeamStatePath, "team-state")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -150,7 +151,7 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 	// 1. Finished panes go before the human is shown the question.
 	cleaned := 0
 	if run.Manifest.IsPaneBackend() {
-		r, err := Reclaim(ctx, run, ReclaimOptions{Gate: true})
+		r, err := lifecycle.Reclaim(ctx, run, lifecycle.ReclaimOptions{Gate: true})
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +166,7 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 	// once per row, however often it is asked (a gate asked again after an
 	// interruption prints it again but records it once).
 	if g.Kind == state.GateDecision {
-		rec := NewRecorder(run, SourceGateAsk, !userConfirmed(run, g.ClarificationID))
+		rec := lifecycle.NewRecorder(run, SourceGateAsk, !userConfirmed(run, g.ClarificationID))
 		rec.PrintOnly()
 		if err := rec.Record("user-confirm", "", nil, g.ClarificationID+" "+oneLine(g.Statement)); err != nil {
 			return nil, err
@@ -239,7 +240,7 @@ func userConfirmed(run *state.Run, id string) bool {
 	for _, e := range events {
 		phase, detail := e.Phase, e.Detail
 		if phase == "" {
-			phase, _, _ = parseProgressLine(e.ProgressLine)
+			phase, _, _ = lifecycle.ParseProgressLine(e.ProgressLine)
 			detail = strings.TrimPrefix(e.ProgressLine, "PROGRESS: user-confirm ")
 		}
 		if phase == "user-confirm" && (detail == id || strings.HasPrefix(detail, id+" ")) {

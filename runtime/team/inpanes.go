@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/watch"
@@ -29,7 +30,7 @@ var ErrNotServed = errors.New("no cockpit serves this run")
 // Interrupted (ctx done) while it waits, it returns the batch as it stands
 // with ctx's error: the workers keep running in their panes, as after
 // `team dispatch`, and `team await` collects them.
-func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*DispatchResult, error) {
+func WorkerDispatchInPanes(ctx context.Context, b *lifecycle.Batch, self string) (*DispatchResult, error) {
 	run := b.Run
 	if !run.Manifest.IsPaneBackend() {
 		return nil, ErrNotServed
@@ -51,19 +52,19 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 	if err := w.Watch(run.TeamStatePath, watch.EvTeamState); err != nil {
 		return nil, fmt.Errorf("watch team-state: %w", err)
 	}
-	rec := NewRecorder(run, SourceWorkerDispatch, true)
-	rg, err := RecordBatch(b, paneBackend(run))
+	rec := lifecycle.NewRecorder(run, lifecycle.SourceWorkerDispatch, true)
+	rg, err := lifecycle.RecordBatch(b, lifecycle.PaneBackend(run))
 	if err != nil {
 		return nil, err
 	}
 	recs := rg.Recs
-	launched := openPanes(ctx, cl, run, recs, self, "worker-dispatch")
-	if err := MarkLaunched(run, recs, launched); err != nil {
+	launched := lifecycle.OpenPanes(ctx, cl, run, recs, self, "worker-dispatch")
+	if err := lifecycle.MarkLaunched(run, recs, launched); err != nil {
 		return nil, err
 	}
-	failed := errors.Join(notStarted(recs, launched), rg.Checkpoints(rec, launched))
+	failed := errors.Join(lifecycle.NotStarted(recs, launched), rg.Checkpoints(rec, launched))
 	for {
-		ts, _, err := settleWith(ctx, run, w)
+		ts, _, err := lifecycle.SettleContext(ctx, run, w)
 		if err != nil {
 			return nil, err
 		}
@@ -77,26 +78,26 @@ func WorkerDispatchInPanes(ctx context.Context, b *Batch, self string) (*Dispatc
 		case <-w.Events():
 		case <-w.Errors():
 		case <-ctx.Done():
-			ts, _ := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+			ts, _ := run.TeamState()
 			res := &DispatchResult{Lines: rec.Lines(), Signal: SignalOf(ctx)}
 			if ts != nil {
-				res.Dispatches = batchDispatches(ts, recs)
+				res.Dispatches = lifecycle.BatchDispatches(ts, recs)
 			}
 			return res, errors.Join(ctx.Err(), failed)
 		}
 	}
-	if err := Collect(run, rec); err != nil {
+	if err := lifecycle.Collect(run, rec); err != nil {
 		return nil, err
 	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, err
 	}
-	return &DispatchResult{Dispatches: batchDispatches(ts, recs), Lines: rec.Lines(), Panes: true}, failed
+	return &DispatchResult{Dispatches: lifecycle.BatchDispatches(ts, recs), Lines: rec.Lines(), Panes: true}, failed
 }
 
 // batchSettled reports whether every dispatch of the batch is terminal.
-func batchSettled(ts *state.TeamState, recs []Recorded) bool {
+func batchSettled(ts *state.TeamState, recs []lifecycle.Recorded) bool {
 	for _, r := range recs {
 		if d := ts.Dispatch(r.Dispatch.DispatchID); d != nil && !d.Terminal() {
 			return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/watch"
@@ -102,7 +103,7 @@ func livenessOnce(root state.Root, teamStatePath, display, id string, w *watch.W
 			rep.Liveness = Alive
 			return rep, sp, nil
 		}
-		v := SettleVerdict(root.Dir(), sp, d, w)
+		v := lifecycle.SettleVerdict(root.Dir(), sp, d, w)
 		rep.Liveness, rep.Reason = Dead, v.Reason
 		return rep, sp, nil
 	}
@@ -110,7 +111,7 @@ func livenessOnce(root state.Root, teamStatePath, display, id string, w *watch.W
 	case sc != nil && state.IsTerminal(sc.Status):
 		// The settlement is the result verification: "completed" with no
 		// result reads as the error it settles as.
-		v := SettleVerdict(root.Dir(), sp, d, w)
+		v := lifecycle.SettleVerdict(root.Dir(), sp, d, w)
 		rep.Liveness, rep.Status, rep.Reason, rep.PID = Done, v.Status, v.Reason, sc.PID
 	case sc != nil:
 		rep.PID = sc.PID
