@@ -15,7 +15,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/runtime/control"
-	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
@@ -119,7 +119,7 @@ func Start(cfg Config) (*Engine, error) {
 	run := cfg.Run
 	// Dispatches whose panes died with an earlier cockpit settle now (their
 	// wrappers wrote terminal sidecars on SIGHUP, or are gone).
-	if _, _, err := team.Settle(run); err != nil {
+	if _, _, err := lifecycle.Settle(run); err != nil {
 		return nil, err
 	}
 	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
@@ -269,7 +269,7 @@ func (c *Engine) Close() error {
 	close(c.done)
 	c.wg.Wait()
 	c.watch.Close()
-	_, settled, serr := team.Settle(c.run)
+	_, settled, serr := lifecycle.Settle(c.run)
 	c.log.Info("engine closed", "settled", strings.Join(settled, ","), "err", errString(errors.Join(err, serr)))
 	return errors.Join(err, serr)
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
-	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
@@ -99,7 +99,7 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	verdicts := map[string]team.Verdict{}
+	verdicts := map[string]lifecycle.Verdict{}
 	for i := range ts.WorkerDispatches {
 		d := &ts.WorkerDispatches[i]
 		if d.Terminal() || d.StatusPath == "" {
@@ -117,7 +117,7 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 			c.log.Warn("sidecar path refused", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
 			continue
 		}
-		v, err := team.SidecarVerdict(sp, d, c.watch)
+		v, err := lifecycle.SidecarVerdict(sp, d, c.watch)
 		if err != nil {
 			c.log.Warn("sidecar unreadable", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
 			continue
@@ -147,7 +147,7 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 	if len(verdicts) == 0 {
 		return ts, "", nil
 	}
-	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, team.TeamName(run), func(t *state.TeamState) error {
+	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, run.TeamName(), func(t *state.TeamState) error {
 		now := state.Timestamp(state.Now())
 		for i := range t.WorkerDispatches {
 			d := &t.WorkerDispatches[i]
@@ -216,7 +216,7 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 
 // logVerdicts records each settle decision: the dispatch, its pane, the
 // status and reason its sidecar gave, and the wrapper that gave it.
-func (c *Engine) logVerdicts(ts *state.TeamState, verdicts map[string]team.Verdict) {
+func (c *Engine) logVerdicts(ts *state.TeamState, verdicts map[string]lifecycle.Verdict) {
 	for _, d := range ts.WorkerDispatches {
 		v, ok := verdicts[d.DispatchID]
 		if !ok {
