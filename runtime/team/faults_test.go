@@ -125,7 +125,7 @@ func TestAnUnreadableSidecarOfADeadWrapperSettlesError(t *testing.T) {
 	if err != nil || rep.Liveness != Dead || !strings.Contains(rep.Reason, "cannot be read") {
 		t.Fatalf("liveness of the unreadable sidecar: %+v, %v", rep, err)
 	}
-	res, err := Await(context.Background(), run, 200*time.Millisecond)
+	res, err := Await(context.Background(), run, 2*time.Second)
 	if !errors.Is(err, ErrAwaitTimeout) {
 		t.Fatalf("await: %v (it must wait on the third worker, not fail)", err)
 	}
