@@ -1,0 +1,171 @@
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// socketRoom is what ShortDir leaves for the names under it: a socket path
+// ShortDir(t)+"/"+name fits when name is at most this long.
+const socketRoom = 48
+
+// shortBase is where short directories go: the temp dir when its path
+// leaves room for a socket, else /tmp (a directory made there is still
+// private: MkdirTemp creates it 0700).
+func shortBase() (string, error) {
+	tmp := os.TempDir()
+	// base + "/ck" + up to 10 random digits + "/" + name
+	if len(tmp)+len("/ck")+10+1+socketRoom <= MaxSocketPath {
+		return tmp, nil
+	}
+	if st, err := os.Stat("/tmp"); err == nil && st.IsDir() {
+		return "/tmp", nil
+	}
+	return "", fmt.Errorf("TMPDIR %s is too long for a unix socket under it (%d bytes; a socket path holds %d) and there is no /tmp: set TMPDIR to a shorter directory", tmp, len(tmp), MaxSocketPath)
+}
+
+// ShortDir is a new private (0700) directory, removed when t ends, whose
+// path leaves room for a unix socket: ShortDir(t)+"/"+name fits in a
+// sockaddr when name is at most 48 bytes, however long $TMPDIR is.
+func ShortDir(t testing.TB) string {
+	t.Helper()
+	d, err := mkShortDir("ck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func mkShortDir(prefix string) (string, error) {
+	base, err := shortBase()
+	if err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(base, prefix)
+}
+
+// M is what testing.M and testscript's TestingM have in common.
+type M interface{ Run() int }
+
+// Private wraps m for a package's TestMain (os.Exit(testenv.Private(m).Run()),
+// or testscript.Main(testenv.Private(m), ...)). Its Run gives the whole
+// test process — and every process it starts — a private place for what
+// the cockpit and tmux would otherwise share with the user:
+// COCKPIT_REGISTRY (the engine registry), XDG_RUNTIME_DIR (the fallback
+// socket directory) and TMUX_TMPDIR (tmux -L sockets), all in one short
+// private directory. After the tests it fails the run (exit 1, naming them)
+// when an engine is still registered alive there or a tmux server still
+// answers there, stops them, and removes the directory.
+func Private(m M) M { return privateM{m} }
+
+type privateM struct{ m M }
+
+func (p privateM) Run() int {
+	dir, err := mkShortDir("ckenv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	env := Env{
+		Registry: filepath.Join(dir, "engines"),
+		Runtime:  filepath.Join(dir, "run"),
+		Tmux:     filepath.Join(dir, "tmux"),
+	}
+	for _, d := range []string{env.Runtime, env.Tmux} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv:", err)
+			return 1
+		}
+	}
+	for k, v := range map[string]string{"COCKPIT_REGISTRY": env.Registry, "XDG_RUNTIME_DIR": env.Runtime, "TMUX_TMPDIR": env.Tmux} {
+		os.Setenv(k, v)
+	}
+	code := p.m.Run()
+	if left := env.Leftovers(true); len(left) > 0 {
+		fmt.Fprintln(os.Stderr, "testenv: the tests left behind (now stopped):\n  "+strings.Join(left, "\n  "))
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Env is a private environment's directories.
+type Env struct {
+	Registry string // COCKPIT_REGISTRY
+	Runtime  string // XDG_RUNTIME_DIR
+	Tmux     string // TMUX_TMPDIR: tmux's sockets are in Tmux/tmux-<uid>
+}
+
+// Leftovers lists the engines registered alive in e.Registry and the tmux
+// servers answering on sockets under e.Tmux; with stop it also stops them
+// (SIGTERM, then SIGKILL after 5 s; tmux kill-server).
+func (e Env) Leftovers(stop bool) []string {
+	var out []string
+	entries, _ := filepath.Glob(filepath.Join(e.Registry, "*.json"))
+	sort.Strings(entries)
+	for _, path := range entries {
+		if !locked(path) {
+			continue
+		}
+		pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(path), ".json"))
+		out = append(out, fmt.Sprintf("engine pid %d, registered in %s", pid, path))
+		if stop && pid > 0 {
+			stopPID(pid)
+		}
+	}
+	socks, _ := filepath.Glob(filepath.Join(e.Tmux, "tmux-*", "*"))
+	sort.Strings(socks)
+	for _, sock := range socks {
+		if exec.Command("tmux", "-S", sock, "list-sessions").Run() != nil {
+			continue // no server: a socket file tmux leaves when it exits
+		}
+		out = append(out, "tmux server on "+sock)
+		if stop {
+			_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+		}
+	}
+	return out
+}
+
+// locked reports whether a registry entry is flocked, which its engine
+// holds for its whole life (runtime/registry).
+func locked(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if err == nil {
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	}
+	return errors.Is(err, unix.EWOULDBLOCK)
+}
+
+func stopPID(pid int) {
+	if syscall.Kill(pid, syscall.SIGTERM) != nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
