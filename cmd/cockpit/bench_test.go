@@ -95,9 +95,11 @@ func mustLook(name string) string {
 // (docs/PERFORMANCE.md); the mean is skewed by the noisy neighbours of a
 // shared machine. The start sub-benchmarks time the same call refused for
 // want of a run manifest: process start, flag parsing and exit, without the
-// ledger's locked atomic rewrite. Beside the times, what the load does not
-// move: the median minor page faults of the command and of the empty
-// program (minflt, empty-minflt) and the package init of the binary as
+// ledger's locked atomic rewrite. Beside the wall times, what the load
+// moves less: the median CPU time (user + system) of the command and of the
+// empty program and their ratio (cpu-ms/median, empty-cpu-ms/median,
+// x-empty-cpu), and what it does not move: the median minor page faults
+// (minflt, empty-minflt) and the package init of the binary as
 // GODEBUG=inittrace=1 counts it (init-allocs, init-KB; TestStartInitBudget
 // holds their budget).
 func BenchmarkLeadProgressAppend(b *testing.B) {
@@ -135,7 +137,9 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 	base := make([]time.Duration, 0, b.N)
 	faults := make([]int64, 0, b.N)
 	baseFaults := make([]int64, 0, b.N)
-	timed := func(path string, args ...string) (time.Duration, int64) {
+	cpu := make([]time.Duration, 0, b.N)
+	baseCPU := make([]time.Duration, 0, b.N)
+	timed := func(path string, args ...string) (time.Duration, int64, time.Duration) {
 		cmd := exec.Command(path, args...)
 		cmd.Dir, cmd.Env = root, env
 		start := time.Now()
@@ -148,7 +152,7 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			minflt = ru.Minflt
 		}
-		return d, minflt
+		return d, minflt, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -157,11 +161,11 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 			os.WriteFile(ledger, seed, 0o644)
 			b.StartTimer()
 		}
-		d, f := timed(bin, args...)
-		times, faults = append(times, d), append(faults, f)
+		d, f, c := timed(bin, args...)
+		times, faults, cpu = append(times, d), append(faults, f), append(cpu, c)
 		b.StopTimer()
-		d, f = timed(empty)
-		base, baseFaults = append(base, d), append(baseFaults, f)
+		d, f, c = timed(empty)
+		base, baseFaults, baseCPU = append(base, d), append(baseFaults, f), append(baseCPU, c)
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -169,11 +173,19 @@ func benchStart(b *testing.B, bin, empty string, args []string, startOnly bool) 
 	slices.Sort(base)
 	slices.Sort(faults)
 	slices.Sort(baseFaults)
+	slices.Sort(cpu)
+	slices.Sort(baseCPU)
 	med, baseMed := times[len(times)/2], base[len(base)/2]
 	b.ReportMetric(float64(med.Microseconds())/1000, "ms/median")
 	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "ms/p90")
 	b.ReportMetric(float64(baseMed.Microseconds())/1000, "empty-ms/median")
 	b.ReportMetric(float64(med)/float64(baseMed), "x-empty")
+	cpuMed, baseCPUMed := cpu[len(cpu)/2], baseCPU[len(baseCPU)/2]
+	b.ReportMetric(float64(cpuMed.Microseconds())/1000, "cpu-ms/median")
+	b.ReportMetric(float64(baseCPUMed.Microseconds())/1000, "empty-cpu-ms/median")
+	if baseCPUMed > 0 {
+		b.ReportMetric(float64(cpuMed)/float64(baseCPUMed), "x-empty-cpu")
+	}
 	b.ReportMetric(float64(faults[len(faults)/2]), "minflt")
 	b.ReportMetric(float64(baseFaults[len(baseFaults)/2]), "empty-minflt")
 	b.ReportMetric(float64(initAllocs), "init-allocs")
