@@ -68,3 +68,5 @@ replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 replace charm.land/glamour/v2 => ./third_party/glamour
 
 replace github.com/yuin/goldmark => ./third_party/goldmark
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
