@@ -280,6 +280,9 @@ func TestGateDoubleClick(t *testing.T) {
 	hs.send(tea.MouseReleaseMsg{X: x, Y: y, Button: tea.MouseLeft})
 	hs.send(click(x, y))
 	hs.send(tea.MouseMotionMsg{X: x + 3, Y: y, Button: tea.MouseLeft})
+	if hs.app.mode != modeNav || hs.app.msel.pressed {
+		t.Fatalf("the double click's second click started a selection: mode %v", hs.app.mode)
+	}
 	hs.send(tea.MouseReleaseMsg{X: x + 3, Y: y, Button: tea.MouseLeft})
 	if hs.app.mode != modeNav || len(hs.clipboard) != 0 {
 		t.Fatalf("after the double click: mode %v, copied %q", hs.app.mode, hs.clipboard)

@@ -33,6 +33,10 @@ type gateDialog struct {
 	note textinput.Model
 	err  string // why the last answer was refused or not recorded
 	busy bool   // an answer is on its way to the engine
+	// byMouse: the answer on its way was sent with a click; when the
+	// dialog closes, the rest of that click (a double click's second) is
+	// dropped.
+	byMouse bool
 
 	// Where the last drawing put things, for the mouse: the box's
 	// top-left cell on screen and its size, each choice's rows (screen
@@ -142,6 +146,7 @@ func (d *gateDialog) HandleMsg(msg tea.Msg) action {
 }
 
 func (d *gateDialog) onKey(msg tea.KeyPressMsg, g *view.Gate) action {
+	d.byMouse = false
 	k := d.env.keys.Gate
 	n := choices(g)
 	switch {
@@ -225,6 +230,9 @@ func (d *gateDialog) onAnswered(m gateAnsweredMsg) action {
 		return nil
 	}
 	acts := actions{actClose{}}
+	if d.byMouse {
+		acts = append(acts, actQuietMouse{})
+	}
 	for _, g := range d.env.run.Gates {
 		if g.ID != d.id {
 			acts = append(acts, actPush{newGateDialog(d.env, g.ID)})
@@ -261,12 +269,14 @@ func (d *gateDialog) onMouse(msg tea.MouseMsg, g *view.Gate) action {
 	}
 	if i, ok := d.choiceAt[m.Y]; ok {
 		if i == d.sel {
+			d.byMouse = true
 			return d.submit(g)
 		}
 		d.sel = i
 		return nil
 	}
 	if m.Y >= d.answerTop && m.Y <= d.answerRow {
+		d.byMouse = true
 		return d.submit(g)
 	}
 	return nil

@@ -449,8 +449,12 @@ func (a *App) onMouse(msg tea.MouseMsg) tea.Cmd {
 		// double click's second click): not the panes'.
 		return nil
 	}
-	if a.top() != nil {
-		return a.toTop(msg)
+	if top := a.top(); top != nil {
+		cmd := a.toTop(msg)
+		if _, click := msg.(tea.MouseClickMsg); click && a.top() != top {
+			a.mouseQuiet = time.Now().Add(doubleClick)
+		}
+		return cmd
 	}
 	if cmd, ok := a.onSelectMouse(msg); ok {
 		return cmd

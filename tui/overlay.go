@@ -105,6 +105,9 @@ type (
 	actAnswer struct{ ans view.GateAnswer }
 	// actOpenDispatch focuses dispatch i's pane, or opens its log pane.
 	actOpenDispatch struct{ i int }
+	// actQuietMouse drops the rest of a click (its release, a double
+	// click's second click) that closed an overlay.
+	actQuietMouse struct{}
 	// actSearch searches the scrolled pane.
 	actSearch struct {
 		query    string
@@ -203,6 +206,8 @@ func (a *App) perform(o overlay, act action) tea.Cmd {
 		return a.openDispatch(act.i)
 	case actSearch:
 		return a.startSearch(act.query, act.backward)
+	case actQuietMouse:
+		a.mouseQuiet = time.Now().Add(doubleClick)
 	}
 	return nil
 }
