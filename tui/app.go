@@ -247,6 +247,9 @@ type App struct {
 	view      string
 	cursor    *tea.Cursor
 	viewValid bool
+	// drawSized: this screen sizes the panes, as of the drawing under way
+	// (sizesPanes, asked once a drawing: it takes the arbiter's lock).
+	drawSized bool
 }
 
 // New returns the screen's root model.

@@ -56,7 +56,7 @@ func (a *App) fitPane(pv *paneView) {
 // the rest is marked unused (issue 17, finding 14), as tmux marks the
 // part of a bigger client that the window does not cover.
 func (a *App) paneCols(pv *paneView) int {
-	if w := pv.rect.W; a.sizesPanes() || pv.snap.Cols <= 0 || pv.snap.Cols >= w {
+	if w := pv.rect.W; a.drawSized || pv.snap.Cols <= 0 || pv.snap.Cols >= w {
 		return w
 	}
 	return pv.snap.Cols
@@ -65,7 +65,7 @@ func (a *App) paneCols(pv *paneView) int {
 // unusedRows reports whether row i of the pane's place is below the pane's
 // own rows, on a screen that does not size the panes.
 func (a *App) unusedRow(pv *paneView, i int) bool {
-	return !a.sizesPanes() && pv.snap.Rows > 0 && i >= pv.snap.Rows
+	return !a.drawSized && pv.snap.Rows > 0 && i >= pv.snap.Rows
 }
 
 // unused is n cells of the unused-area mark (tmux draws dots there).

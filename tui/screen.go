@@ -117,6 +117,7 @@ func (a *App) render() (string, *tea.Cursor) {
 		return "", nil
 	}
 	rows := make([]string, a.height)
+	a.drawSized = a.sizesPanes()
 	g := a.geo
 	if g.header >= 0 {
 		rows[g.header] = a.headerLine()
