@@ -242,7 +242,7 @@ func TestQuitStandaloneWithGate(t *testing.T) {
 }
 
 func TestEndDialogGolden(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			hs := gateRun(t, size[0], size[1])
 			hs.key("q")

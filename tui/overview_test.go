@@ -77,7 +77,7 @@ func newOverviewFixture(t *testing.T, w, h int, opts ...func(*Config)) *overview
 }
 
 func TestOverviewGolden(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			f := newOverviewFixture(t, size[0], size[1])
 			f.hs.key("w")

@@ -64,7 +64,7 @@ func ninePaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 }
 
 func TestLayoutGolden(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		name := fmt.Sprintf("%dx%d", size[0], size[1])
 		t.Run("2pane_"+name, func(t *testing.T) {
 			hs := twoPaneRun(t, size[0], size[1])
@@ -115,7 +115,7 @@ func TestScrollGolden(t *testing.T) {
 }
 
 func TestHelpGolden(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			hs := twoPaneRun(t, size[0], size[1])
 			hs.key("?")
