@@ -59,12 +59,14 @@ func TestFlagsLeadProgressAppend(t *testing.T) {
 		want string
 	}{
 		{nil, "--phase is required"},
-		{[]string{"--phase", "p", "--field", "novalue"}, `--field "novalue" must be NAME=VALUE with a NAME free of spaces`},
-		{[]string{"--phase", "p", "--field", "a b=1"}, `--field "a b=1" must be NAME=VALUE with a NAME free of spaces`},
-		{[]string{"--phase", "p", "--field", "k=two\nlines"}, "--field k: the value must be one line"},
-		{[]string{"--phase", "p", "--detail", "a\nb"}, "--detail must be one line"},
-		{[]string{"--phase", "p", "--worker", "a\nb"}, "--worker must be one line"},
-		{[]string{"--phase", "p", "extra"}, `unexpected argument "extra"; append takes flags only`},
+		{[]string{"--phase", "complete", "--field", "novalue"}, `--field "novalue" must be NAME=VALUE with a NAME free of spaces`},
+		{[]string{"--phase", "complete", "--field", "a b=1"}, `--field "a b=1" must be NAME=VALUE with a NAME free of spaces`},
+		{[]string{"--phase", "complete", "--field", "k=two\nlines"}, "--field k: the value must be one line"},
+		{[]string{"--phase", "complete", "--detail", "a\nb"}, "--detail must be one line"},
+		{[]string{"--phase", "complete", "--worker", "a\nb"}, "--worker must be one line"},
+		{[]string{"--phase", "complete", "extra"}, `unexpected argument "extra"; append takes flags only`},
+		// Issue 17.18: an enumerated flag exits 2 with the values listed.
+		{[]string{"--phase", "phase-9"}, `--phase "phase-9": choose phase-1-intake, phase-2-prompts, phase-3-team-create, phase-4-dispatch, phase-5-poll, phase-5-collect, phase-5-stage, phase-5-stage-complete, phase-5.5-convergence, phase-5.6-critic, phase-batch-cleanup, phase-gate-cleanup, phase-6-synthesis, phase-5.5.9-plan-verify, user-confirm, phase-7-persist, phase-7-teardown or complete`},
 	} {
 		got = nil
 		err := parse(t, NewCmdLeadProgressAppend(f, runF), c.args...)

@@ -81,7 +81,7 @@ is a terminal, where it asks on the terminal instead.`,
 		if o.ID == "" {
 			return &usageError{fmt.Errorf("--clarification-id is required")}
 		}
-		return nil
+		return checkEnum("--recommended-disposition", o.Row.RecommendedDisposition, approval.Dispositions...)
 	}, runF)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Ledger, "ledger", "", "the approval-decision ledger (default: the run manifest's approvalDecisionsPath)")

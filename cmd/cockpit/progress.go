@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/okstra/cockpit/runtime/team"
+	"github.com/okstra/cockpit/state"
 )
 
 // LeadProgressOptions are the flags of `lead-progress append`.
@@ -54,7 +55,9 @@ func NewCmdLeadProgressAppend(f *Factory, runF func(*LeadProgressOptions) error)
 	}
 	opts.Run.add(f, cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Phase, "phase", "", "the checkpoint id (e.g. phase-4-dispatch)")
+	// An enumerated flag (the shared enumVar): an unknown phase id is a
+	// usage error, exit 2, one line listing the ids, before anything is read.
+	enumVar(cmd, &opts.Phase, "phase", "", "the checkpoint's `phase-id` (e.g. phase-4-dispatch): one of the lead contract's ids", nil, state.PhaseIDs...)
 	fl.StringVar(&opts.Worker, "worker", "", "the roster role (\"Codex worker\"; \"codex-worker\" is accepted)")
 	fl.StringArrayVar(&opts.fields, "field", nil, "a NAME=VALUE token of the line, in order; repeatable")
 	fl.StringVar(&opts.Detail, "detail", "", "the verb phrase that ends the line")
