@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/okstra/cockpit/internal/filetest"
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/state"
@@ -88,10 +90,12 @@ func TestRosterRoleComesFromTeamStateWorkers(t *testing.T) {
 	}
 }
 
-// Issue 20: the jobs file's shape is its schema's (assets/schemas), and a
-// schema's complaint is still one line naming the file, the JSON path and
-// the fix.
-func TestJobsFileShapeComesFromItsSchema(t *testing.T) {
+// Issue 20: the jobs file's shape is its schema's (assets/schemas): every
+// file LoadJobs refuses for its shape, the schema refuses too (checked here
+// with santhosh-tekuri/jsonschema), and the refusal is one line naming the
+// file, the JSON path and the fix.
+func TestJobsShapeChecksAgreeWithTheSchema(t *testing.T) {
+	schema := compileSchema(t, "jobs.schema.json")
 	for _, c := range []struct{ doc, want string }{
 		{`{"jobs": [{}]}`, "jobs.json: dispatchKind: is missing; expected initial, reverify-r<N>, critic, report-writer or translator"},
 		{`{"dispatchKind": "reverify", "jobs": [{}]}`, `jobs.json: dispatchKind: unknown dispatch kind "reverify" (known: initial, reverify-r<N>, critic, report-writer, translator)`},
@@ -111,6 +115,10 @@ func TestJobsFileShapeComesFromItsSchema(t *testing.T) {
 		_, _, err = state.LoadJobs(run, "jobs.json", "")
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got  %v\n want %s", c.doc, err, c.want)
+		}
+		v, jerr := jsonschema.UnmarshalJSON(strings.NewReader(c.doc))
+		if jerr != nil || schema.Validate(v) == nil {
+			t.Errorf("%s: the schema accepts what LoadJobs refuses (%v)", c.doc, jerr)
 		}
 	}
 }
