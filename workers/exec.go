@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/okstra/cockpit/state"
 )
 
@@ -312,6 +314,12 @@ func (p *plan) checkPrompt(raw string) *preflightError {
 	res, err := p.root.Resolve(rp, "Result Path")
 	if err != nil {
 		return refuse(exitPrompt, "prompt %s: %v", raw, err)
+	}
+	// The log and the status sidecar go beside the prompt: a prompts
+	// directory the wrapper cannot write to is refused here, by name,
+	// instead of a wrapper that exits before writing any status.
+	if err := unix.Access(filepath.Dir(abs), unix.W_OK); err != nil {
+		return refuse(exitPrompt, "prompt %s: its directory %s is not writable (%v); the wrapper writes the log and the status sidecar beside the prompt", raw, p.root.Rel(filepath.Dir(abs)), err)
 	}
 	p.prompt, p.result, p.promptText = abs, res, string(data)
 	return nil

@@ -341,3 +341,35 @@ func TestExecFullDiskFinalStatus(t *testing.T) {
 		t.Fatalf("sidecar %s reason %q", sc.Status, sc.Reason)
 	}
 }
+
+// TestPreflightReadOnlyPromptsDir: a prompts directory the wrapper cannot
+// write its log and sidecar into is refused by name at preflight (and so
+// at dispatch), not left to a wrapper that exits before writing any status
+// (issue 19). Root writes anywhere, so the test uses a read-only mount.
+func TestPreflightReadOnlyPromptsDir(t *testing.T) {
+	t.Parallel()
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=4m"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a small tmpfs (needs root): %v", err)
+		}
+		t.Skipf("mount a small tmpfs to make read-only (needs root): %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	root := filepath.Join(mnt, "project")
+	if out, err := exec.Command("cp", "-a", fixture.Copy(t), root).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remount read-only: %v", err)
+	}
+	err := Preflight(codexArgs(root))
+	want := "its directory " + fixture.RunDir + "/prompts is not writable"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Preflight = %v, want %q", err, want)
+	}
+	code, _, stderr := execInProcess(codexArgs(root)...)
+	if code != exitPrompt || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
