@@ -53,7 +53,7 @@ const (
 	grokPrompt  = fixture.RunDir + "/prompts/grok-worker-feature-analysis-002.md"
 	grokMeta    = fixture.RunDir + "/prompts/grok-worker-feature-analysis-002.meta.json"
 	grokResult  = fixture.RunDir + "/worker-results/grok-worker-feature-analysis-002.md"
-	idleSeconds = 120
+	idleSeconds = 300
 )
 
 // world is one test's run, mock and CLI home.
