@@ -141,6 +141,23 @@ type Counts struct {
 // Engine events, sent to the screen (as bubbletea messages) and to
 // `cockpit events` subscribers.
 
+// Event is an engine event: ViewUpdated, PaneOpened, PaneClosed or Notice.
+// It is sealed (only this package's types are events), so a switch over
+// events has a known, short list of cases (Events) that a test can hold
+// every switch to.
+type Event interface{ engineEvent() }
+
+func (ViewUpdated) engineEvent() {}
+func (PaneOpened) engineEvent()  {}
+func (PaneClosed) engineEvent()  {}
+func (Notice) engineEvent()      {}
+
+// Events is one value of each kind of Event, for tests that every switch
+// over events handles every kind.
+func Events() []Event {
+	return []Event{ViewUpdated{}, PaneOpened{PaneID: "pane-1"}, PaneClosed{PaneID: "pane-1"}, Notice{Text: "notice"}}
+}
+
 // ViewUpdated carries a new RunView.
 type ViewUpdated struct{ View RunView }
 
