@@ -177,7 +177,11 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 			if len(batch) == 1 {
 				sess.Send(batch[0])
 			} else {
-				sess.Send(tui.EngineEvents(batch))
+				evs := make(tui.EngineEvents, len(batch))
+				for i, ev := range batch {
+					evs[i] = ev
+				}
+				sess.Send(evs)
 			}
 		}
 	}()
