@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,38 +103,42 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
-// streamHandler serves a subscription fed by the test.
+// streamHandler serves a subscription whose next gives 20 KB events for
+// ever (lag: says the subscriber lagged at once).
 type streamHandler struct {
 	countingHandler
-	events  chan EventMessage
+	lag     bool
+	taken   atomic.Int32 // events next handed out
 	stopped atomic.Bool
-	gone    chan struct{} // closed when the subscription ends
 }
 
-func (h *streamHandler) Subscribe() (<-chan EventMessage, func()) {
-	return h.events, func() {
-		if !h.stopped.Swap(true) {
-			close(h.gone)
+func (h *streamHandler) Subscribe() (func(context.Context) ([]EventMessage, error), func()) {
+	data, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 20<<10)})
+	return func(ctx context.Context) ([]EventMessage, error) {
+			if h.lag {
+				return nil, ErrLagging
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			h.taken.Add(1)
+			return []EventMessage{{Event: EventNotice, Data: data}}, nil
+		}, func() {
+			h.stopped.Store(true)
 		}
-	}
 }
 
-// TestFrozenSubscriberIsDisconnected: a `cockpit events` client that stops
-// reading never makes the engine wait, and is disconnected once its
-// backlog passes the limit; it is told why if it reads again.
-func TestFrozenSubscriberIsDisconnected(t *testing.T) {
-	lim := DefaultLimits
-	lim.EventBacklog = 1 << 20
-	lim.WriteStall = time.Second
-	h := &streamHandler{events: make(chan EventMessage), gone: make(chan struct{})}
-	_, sock := listenTest(t, h, lim)
+// subscribeRaw says hello and subscribes on a raw connection, reading the
+// two replies.
+func subscribeRaw(t *testing.T, sock string) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	nc, err := dialRaw(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(func() { nc.Close() })
 	r := bufio.NewReader(nc)
-	if _, err := nc.Write([]byte(`{"id":1,"method":"hello","params":{"version":1,"client":"frozen"}}` + "\n" + `{"id":2,"method":"subscribe"}` + "\n")); err != nil {
+	if _, err := nc.Write([]byte(`{"id":1,"method":"hello","params":{"version":1,"client":"cockpit events"}}` + "\n" + `{"id":2,"method":"subscribe"}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -141,43 +146,42 @@ func TestFrozenSubscriberIsDisconnected(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The client now reads nothing. 600 events of 20 KB: 12 MB. The
-	// engine publishes until they are all taken or the subscription ends
-	// (as engine.Engine's does), and is never held up meanwhile.
-	data, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 20<<10)})
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		for range 600 {
-			select {
-			case h.events <- EventMessage{Event: EventNotice, Data: data}:
-			case <-h.gone:
-				return
-			}
-		}
-	}()
-	select {
-	case <-sent:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the engine waited on a frozen subscriber")
+	return nc, r
+}
+
+// TestFrozenSubscriberIsDisconnected: a `cockpit events` client that stops
+// reading is disconnected once a write waits past the write-stall limit,
+// and the server took from the engine only what the socket could hold
+// (the engine's queue is the only one, and it drops laggards).
+func TestFrozenSubscriberIsDisconnected(t *testing.T) {
+	lim := DefaultLimits
+	lim.WriteStall = 300 * time.Millisecond
+	h := &streamHandler{}
+	_, sock := listenTest(t, h, lim)
+	subscribeRaw(t, sock) // and read nothing more
+	waitUntil(t, 20*time.Second, "the frozen subscriber is disconnected", h.stopped.Load)
+	if n := h.taken.Load(); n >= 600 {
+		t.Fatalf("the server took %d events of 20 KB for a client that reads nothing", n)
 	}
-	waitUntil(t, 20*time.Second, "the subscription ends", h.stopped.Load)
-	// Reading again: what was written (and the reason, when the socket
-	// had room for it), then the end.
+}
+
+// TestLaggingSubscriberIsTold: a subscriber the engine dropped for falling
+// behind gets a lagging error, then the connection closes.
+func TestLaggingSubscriberIsTold(t *testing.T) {
+	h := &streamHandler{lag: true}
+	_, sock := listenTest(t, h, DefaultLimits)
+	nc, r := subscribeRaw(t, sock)
 	_ = nc.SetReadDeadline(time.Now().Add(20 * time.Second))
-	n := 0
-	for {
-		_, err := ReadMessage(r)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				t.Fatalf("reading the dropped subscription: %v", err)
-			}
-			break
-		}
-		n++
+	msg, err := ReadMessage(r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n >= 600 {
-		t.Fatalf("all %d events were kept for a frozen client", n)
+	var rep Reply
+	if json.Unmarshal(msg, &rep) != nil || rep.Error == nil || rep.Error.Code != CodeLagging || !strings.Contains(rep.Error.Message, "subscribe again") {
+		t.Fatalf("the dropped subscriber got %s", msg)
+	}
+	if _, err := ReadMessage(r); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the lagging notice: %v, want the end", err)
 	}
 }
 

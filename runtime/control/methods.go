@@ -139,13 +139,13 @@ func withServe(sp Spec, serve func(s *Server, c *conn, id int64, raw json.RawMes
 
 // serveSubscribe replies, then streams the handler's events.
 func serveSubscribe(s *Server, c *conn, id int64, _ json.RawMessage) {
-	events, stop := s.h.Subscribe()
+	next, stop := s.h.Subscribe()
 	defer stop()
 	if err := c.reply(id, Empty{}, nil); err != nil {
 		return
 	}
 	s.logRequest(c, MethodSubscribe, time.Now(), nil, nil, nil)
-	s.stream(c, events)
+	s.stream(c, next)
 }
 
 var methodByName = func() map[string]*Spec {

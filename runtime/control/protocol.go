@@ -54,7 +54,7 @@ const (
 	CodeCancelled  = "cancelled"
 	// CodeBusy refuses a connection past the limit of open connections.
 	CodeBusy = "busy"
-	// CodeLagging ends a subscription that fell behind (Limits.EventBacklog).
+	// CodeLagging ends a subscription the engine dropped for falling behind.
 	CodeLagging = "lagging"
 )
 

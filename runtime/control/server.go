@@ -27,8 +27,13 @@ type Handler interface {
 	// Gate blocks until the human answers or ctx ends (the asking client
 	// went away), in which case the gate is withdrawn.
 	Gate(ctx context.Context, p GateParams) (GateResult, error)
-	// Subscribe returns a stream of events and a function that ends it.
-	Subscribe() (<-chan EventMessage, func())
+	// Subscribe starts a subscription to the engine's events: next blocks
+	// until there are events to send, or ctx ends, and returns them; its
+	// error is ErrLagging once the subscriber was dropped for falling too
+	// far behind, any other when the stream ended. stop ends the
+	// subscription. The handler holds the one queue of a subscriber; the
+	// server takes from it only as fast as the client reads.
+	Subscribe() (next func(ctx context.Context) ([]EventMessage, error), stop func())
 	View() view.RunView
 	// Attach prepares an attached screen from the attach request's params
 	// (as sent: AttachParams' JSON). An error is replied and the connection
@@ -73,13 +78,14 @@ type Limits struct {
 	// WriteStall is how long one write to a client may wait for it to read;
 	// a client that stopped reading (frozen) is disconnected.
 	WriteStall time.Duration
-	// EventBacklog is how many bytes of events may wait for a subscriber;
-	// past it the subscriber is disconnected as falling behind.
-	EventBacklog int
 }
 
 // DefaultLimits are the limits Listen serves with.
-var DefaultLimits = Limits{MaxConns: 128, Handshake: 10 * time.Second, WriteStall: 10 * time.Second, EventBacklog: 8 << 20}
+var DefaultLimits = Limits{MaxConns: 128, Handshake: 10 * time.Second, WriteStall: 10 * time.Second}
+
+// ErrLagging is what a subscription's next returns once the subscriber was
+// dropped for falling too far behind.
+var ErrLagging = errors.New("this client fell too far behind the engine's events")
 
 // acceptPauseMax is the longest pause between accept retries after an
 // error (the open-file limit reached): tmux stops accepting for a second.

@@ -36,10 +36,12 @@ func (h *countingHandler) Gate(context.Context, GateParams) (GateResult, error) 
 	return GateResult{}, nil
 }
 
-func (h *countingHandler) Subscribe() (<-chan EventMessage, func()) {
+func (h *countingHandler) Subscribe() (func(context.Context) ([]EventMessage, error), func()) {
 	h.calls.Add(1)
-	ch := make(chan EventMessage)
-	return ch, func() {}
+	return func(ctx context.Context) ([]EventMessage, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, func() {}
 }
 
 func (h *countingHandler) View() view.RunView {

@@ -63,8 +63,9 @@ func msg(name string, v any) EventMessage {
 }
 
 // WireEvents turns one engine event into socket events. The first view a
-// subscriber sees is its baseline and emits nothing.
-func WireEvents(prev *view.RunView, ev any) []EventMessage {
+// subscriber sees is its baseline and emits nothing. Every kind of
+// view.Event has its case (TestWireHandlesEveryEvent).
+func WireEvents(prev *view.RunView, ev view.Event) []EventMessage {
 	switch e := ev.(type) {
 	case view.PaneOpened:
 		return []EventMessage{msg(EventPaneOpened, e)}
@@ -150,7 +151,7 @@ func usageDiff(a, b view.RunView) []EventMessage {
 type Wire struct{ prev *view.RunView }
 
 // Next is the wire events of the next engine event.
-func (w *Wire) Next(ev any) []EventMessage {
+func (w *Wire) Next(ev view.Event) []EventMessage {
 	msgs := WireEvents(w.prev, ev)
 	if vu, ok := ev.(view.ViewUpdated); ok {
 		v := vu.View

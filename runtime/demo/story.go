@@ -44,7 +44,7 @@ type (
 	// StepDone says the running step exited; Err says how it failed.
 	StepDone struct{ Err error }
 	// EngineEvent is one event of the engine (engine.Subscribe).
-	EngineEvent struct{ Event any }
+	EngineEvent struct{ Event view.Event }
 	// Quiet says the last engine events had time to come through.
 	Quiet struct{}
 	// Summary is what the run's files say at the end: the dispatches, the

@@ -1,16 +1,21 @@
 package engine
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/view"
+	"github.com/okstra/cockpit/state"
 )
 
 // counted is an event carrying the publisher's counter after the change.
 type counted struct{ n int }
+
+// newCountedBroker is a broker of counted events, none whole-state.
+func newCountedBroker() *broker[counted] { return newBrokerOf(func(counted) bool { return false }) }
 
 // TestSubscribeLosesNothingPublishedMeanwhile subscribes many times while a
 // publisher changes a counter and publishes each new value. Every
@@ -19,7 +24,7 @@ type counted struct{ n int }
 // snapshot and its subscription is lost, and none its snapshot already
 // showed comes again.
 func TestSubscribeLosesNothingPublishedMeanwhile(t *testing.T) {
-	b := newBroker()
+	b := newCountedBroker()
 	var mu sync.Mutex
 	counter := 0
 	const total = 20000
@@ -28,11 +33,11 @@ func TestSubscribeLosesNothingPublishedMeanwhile(t *testing.T) {
 	go func() {
 		defer close(pubDone)
 		for i := 0; i < total; i++ {
-			b.update(func() any {
+			b.update(func() (counted, bool) {
 				mu.Lock()
 				defer mu.Unlock()
 				counter++
-				return counted{counter}
+				return counted{counter}, true
 			})
 			select {
 			case <-stopPub:
@@ -51,19 +56,19 @@ func TestSubscribeLosesNothingPublishedMeanwhile(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			events, stop := b.subscribe(func() []any {
+			events, stop := b.subscribe(func() []counted {
 				mu.Lock()
 				defer mu.Unlock()
-				return []any{counted{counter}}
+				return []counted{{counter}}
 			})
 			defer stop()
-			snap := (<-events).(counted).n
+			snap := (<-events).n
 			want := snap + 1
 			deadline := time.After(30 * time.Second)
 			for want <= min(snap+200, total) {
 				select {
 				case ev := <-events:
-					if got := ev.(counted).n; got != want {
+					if got := ev.n; got != want {
 						results <- result{snap, got, "after the snapshot at " + itoa(snap) + " came " + itoa(got) + ", want " + itoa(want)}
 						return
 					}
@@ -94,7 +99,7 @@ func TestSubscribeAnnouncesEveryPaneOnce(t *testing.T) {
 	c, _ := startCockpit(t)
 	const panes = 12
 	type sub struct {
-		events <-chan any
+		events <-chan view.Event
 		stop   func()
 	}
 	subs := make(chan sub, panes)
@@ -139,9 +144,10 @@ func TestSubscribeAnnouncesEveryPaneOnce(t *testing.T) {
 // every one once and in order, never an empty batch; the channel closes
 // when the subscription ends.
 func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
-	b := newBroker()
-	snap := []any{counted{1}, counted{2}, counted{3}}
-	batches, stop := b.subscribeBatches(func() []any { return snap })
+	b := newCountedBroker()
+	snap := []counted{{1}, {2}, {3}}
+	sub := b.subscribeBatches(func() []counted { return snap }, 0)
+	batches, stop := sub.C, sub.Stop
 	for n := 4; n <= 50; n++ {
 		b.publish(counted{n})
 	}
@@ -158,7 +164,7 @@ func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
 			}
 			first = false
 			for _, ev := range batch {
-				got = append(got, ev.(counted).n)
+				got = append(got, ev.n)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("got %v, then nothing", got)
@@ -177,5 +183,102 @@ func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the channel stayed open after the subscription ended")
+	}
+}
+
+// TestBurstOfEveryEventKind: a burst of every kind of engine event
+// published while a batch subscriber is busy arrives whole, in order, in
+// its next batch — a view replaced by the newer one, nothing else dropped
+// — and every kind is turned into wire events (a missing case dropped an
+// event of a burst before).
+func TestBurstOfEveryEventKind(t *testing.T) {
+	b := newBroker()
+	sub := b.subscribeBatches(nil, 0)
+	defer sub.Stop()
+	kinds := view.Events()
+	b.publish(view.Notice{Text: "first"})
+	first := <-sub.C // the subscriber is now "busy" with it: nothing is taken
+	if len(first) != 1 {
+		t.Fatalf("first batch %v", first)
+	}
+	var burst []view.Event
+	for range 3 {
+		burst = append(burst, kinds...)
+	}
+	for _, ev := range burst {
+		b.publish(ev)
+	}
+	var got []view.Event
+	deadline := time.After(10 * time.Second)
+	for len(got) < len(burst)-2 {
+		select {
+		case batch := <-sub.C:
+			got = append(got, batch...)
+		case <-deadline:
+			t.Fatalf("got %d events of the burst, then nothing: %v", len(got), got)
+		}
+	}
+	// Every event but the two older views, in the order published.
+	var want []view.Event
+	views := 0
+	for _, ev := range burst {
+		if _, ok := ev.(view.ViewUpdated); ok {
+			views++
+			if views < 3 {
+				continue
+			}
+		}
+		want = append(want, ev)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the burst came as %v, want %v", got, want)
+	}
+	// Every kind reaches the wire (a view after a baseline).
+	w := control.Wire{}
+	w.Next(view.ViewUpdated{})
+	for _, ev := range kinds {
+		if vu, ok := ev.(view.ViewUpdated); ok {
+			vu.View.Title = "changed"
+			vu.View.Dispatches = []state.Dispatch{{DispatchID: "dispatch-001", Status: state.StatusInProgress}}
+			ev = vu
+		}
+		if msgs := w.Next(ev); len(msgs) == 0 {
+			t.Errorf("%T makes no wire event", ev)
+		}
+	}
+}
+
+// TestLaggingSubscriberIsDropped: a subscriber with a limit whose queue
+// passes it is dropped whole (its channel closes, Lagged), and the others
+// keep every event; views never count toward the limit.
+func TestLaggingSubscriberIsDropped(t *testing.T) {
+	b := newBroker()
+	slow := b.subscribeBatches(nil, 10)
+	defer slow.Stop()
+	other := b.subscribeBatches(nil, 0)
+	defer other.Stop()
+	for range 100 {
+		b.publish(view.ViewUpdated{}) // coalesced: never past the limit
+	}
+	if b.count() != 2 {
+		t.Fatal("views took a subscriber past its limit")
+	}
+	for range 20 {
+		b.publish(view.Notice{Text: "n"})
+	}
+	waitUntil(t, "the lagging subscriber is dropped", func() bool { return b.count() == 1 })
+	for range slow.C { // drain until closed
+	}
+	if !slow.Lagged() {
+		t.Fatal("the dropped subscriber does not say it lagged")
+	}
+	n := 0
+	for n < 21 {
+		select {
+		case batch := <-other.C:
+			n += len(batch)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the other subscriber got %d events of 21", n)
+		}
 	}
 }

@@ -36,6 +36,8 @@ type Config struct {
 	Socket string
 	// NoServer skips the control socket (tests of the engine alone).
 	NoServer bool
+	// SocketLimits override control.DefaultLimits (tests).
+	SocketLimits control.Limits
 	// Cols, Rows size new panes when the screen's size is unknown (no
 	// terminal, and the screen has not told it): 100×30 by default.
 	Cols, Rows int
@@ -64,7 +66,7 @@ type Engine struct {
 	log    *slog.Logger
 	run    *state.Run
 	mgr    *panes.Manager
-	broker *broker
+	broker *broker[view.Event]
 	watch  *watch.Watcher
 	server *control.Server
 
@@ -150,7 +152,7 @@ func Start(cfg Config) (*Engine, error) {
 			path = control.SocketPath(run)
 		}
 		hello := control.HelloResult{RunManifest: run.Manifest.Display, ProjectRoot: run.Root.Dir()}
-		if c.server, err = control.ListenWith(path, c.handler(), hello, control.Options{Log: log}); err != nil {
+		if c.server, err = control.ListenWith(path, c.handler(), hello, control.Options{Limits: cfg.SocketLimits, Log: log}); err != nil {
 			c.watch.Close()
 			return nil, err
 		}
@@ -201,7 +203,7 @@ func (c *Engine) SocketPath() string {
 // PaneOpened for every pane already open, then the current view, taken
 // under the broker's lock: no event published meanwhile is lost, and no
 // pane is announced twice.
-func (c *Engine) Subscribe() (<-chan any, func()) {
+func (c *Engine) Subscribe() (<-chan view.Event, func()) {
 	return c.broker.subscribe(c.subscribeSnapshot)
 }
 
@@ -209,14 +211,15 @@ func (c *Engine) Subscribe() (<-chan any, func()) {
 // receive takes every event queued since the last one, in order. A reader
 // that is slow now and then (a screen drawing a frame) gets a burst — the
 // opening PaneOpened per pane and the view — in one receive.
-func (c *Engine) SubscribeBatches() (<-chan []any, func()) {
-	return c.broker.subscribeBatches(c.subscribeSnapshot)
+func (c *Engine) SubscribeBatches() (<-chan []view.Event, func()) {
+	sub := c.broker.subscribeBatches(c.subscribeSnapshot, 0)
+	return sub.C, sub.Stop
 }
 
 // subscribeSnapshot is what a new subscriber starts with: a PaneOpened for
 // every open pane, then the current view.
-func (c *Engine) subscribeSnapshot() []any {
-	var initial []any
+func (c *Engine) subscribeSnapshot() []view.Event {
+	var initial []view.Event
 	for _, p := range c.ListPanes().Panes {
 		initial = append(initial, view.PaneOpened{PaneID: p.PaneID, Title: p.Title, DispatchID: p.DispatchID, Lead: p.Lead})
 	}

@@ -4,20 +4,31 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
 )
 
 // TestFrozenEventsClientIsDropped: a `cockpit events` client that stops
 // reading while 600 checkpoints of 20 KB arrive (12 MB of events) is
-// disconnected, and holds up nobody: a subscriber that reads still gets
-// what comes after. Before, the engine queued every event for it.
+// disconnected once a write to it stalls, and holds up nobody: a
+// subscriber that reads still gets what comes after. Before, the engine
+// queued every event for it.
 func TestFrozenEventsClientIsDropped(t *testing.T) {
-	c, sock := startCockpit(t)
+	run := runtest.FixtureRun(t, state.BackendCockpitPane)
+	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
+	lim := control.DefaultLimits
+	lim.WriteStall = time.Second
+	c, err := Start(Config{Run: run, Socket: sock, SocketLimits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	frozen, err := dialRawEngine(sock)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // startSubscribed starts an engine on run without a control socket and
 // subscribes to its events; the engine and the subscription end with the
 // test.
-func startSubscribed(tb testing.TB, run *state.Run) (*Engine, <-chan any) {
+func startSubscribed(tb testing.TB, run *state.Run) (*Engine, <-chan view.Event) {
 	tb.Helper()
 	c, err := Start(Config{Run: run, NoServer: true})
 	if err != nil {
@@ -34,7 +34,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 
 // waitView takes events until a view satisfies ok (at most 20 s) and
 // returns it.
-func waitView(tb testing.TB, events <-chan any, what string, ok func(view.RunView) bool) view.RunView {
+func waitView(tb testing.TB, events <-chan view.Event, what string, ok func(view.RunView) bool) view.RunView {
 	tb.Helper()
 	deadline := time.After(20 * time.Second)
 	for {

@@ -127,11 +127,11 @@ func (c *Engine) open(cfg panes.Config, info control.PaneInfo, following int) (*
 	}
 	info.PaneID, info.PID = p.ID(), p.Pid()
 	c.log.Info("pane opened", "pane", info.PaneID, "pid", info.PID, "dispatch", info.DispatchID, "lead", info.Lead, "cols", cfg.Cols, "rows", cfg.Rows)
-	c.broker.update(func() any {
+	c.broker.update(func() (view.Event, bool) {
 		c.mu.Lock()
 		c.info[p.ID()] = info
 		c.mu.Unlock()
-		return view.PaneOpened{PaneID: info.PaneID, Title: info.Title, DispatchID: info.DispatchID, Lead: info.Lead}
+		return view.PaneOpened{PaneID: info.PaneID, Title: info.Title, DispatchID: info.DispatchID, Lead: info.Lead}, true
 	})
 	c.watchExit(p, info)
 	return p, nil

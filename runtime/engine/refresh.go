@@ -199,7 +199,7 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 			v.Err = err.Error()
 		}
 	}
-	c.broker.update(func() any {
+	c.broker.update(func() (view.Event, bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		v.Gates = nil
@@ -207,10 +207,10 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 			v.Gates = append(v.Gates, g.gate)
 		}
 		if reflect.DeepEqual(c.view, v) {
-			return nil
+			return nil, false
 		}
 		c.view = v
-		return view.ViewUpdated{View: v}
+		return view.ViewUpdated{View: v}, true
 	})
 }
 
@@ -253,11 +253,11 @@ func (pathResolver) resolve(run *state.Run, rel string) (string, error) {
 }
 
 func (c *Engine) setErr(err error) {
-	c.broker.update(func() any {
+	c.broker.update(func() (view.Event, bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.view.Err = err.Error()
-		return view.ViewUpdated{View: c.view}
+		return view.ViewUpdated{View: c.view}, true
 	})
 }
 

@@ -213,16 +213,16 @@ func (c *Engine) usageView() map[string]view.Usage {
 // publishUsage publishes the view with new Usage, when it changed.
 func (c *Engine) publishUsage() {
 	u := c.usageView()
-	c.broker.update(func() any {
+	c.broker.update(func() (view.Event, bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if usageEqual(c.view.Usage, u) {
-			return nil
+			return nil, false
 		}
 		v := c.view
 		v.Usage = u
 		c.view = v
-		return view.ViewUpdated{View: v}
+		return view.ViewUpdated{View: v}, true
 	})
 }
 

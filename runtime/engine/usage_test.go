@@ -37,7 +37,7 @@ func usageRun(t testing.TB, provider, model string) (*state.Run, string) {
 
 // waitUsage takes events until a view shows dispatch-001's usage
 // satisfying ok.
-func waitUsage(t *testing.T, events <-chan any, what string, ok func(view.Usage) bool) view.Usage {
+func waitUsage(t *testing.T, events <-chan view.Event, what string, ok func(view.Usage) bool) view.Usage {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
