@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -75,9 +76,30 @@ func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error
 	return c, err
 }
 
-// ComparePaneIDs orders pane ids ("pane-N") by N.
+// PaneNumber is the N of a pane id "pane-N" (panes.Manager makes them);
+// false for anything else.
+func PaneNumber(id string) (int, bool) {
+	s, ok := strings.CutPrefix(id, "pane-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0
+}
+
+// ComparePaneIDs orders pane ids ("pane-N") by N; an id of another form
+// comes first, by its text.
 func ComparePaneIDs(a, b string) int {
-	na, _ := strconv.Atoi(strings.TrimPrefix(a, "pane-"))
-	nb, _ := strconv.Atoi(strings.TrimPrefix(b, "pane-"))
-	return na - nb
+	na, oka := PaneNumber(a)
+	nb, okb := PaneNumber(b)
+	switch {
+	case oka && okb:
+		return cmp.Compare(na, nb)
+	case oka != okb:
+		if oka {
+			return 1
+		}
+		return -1
+	}
+	return strings.Compare(a, b)
 }

@@ -2,6 +2,7 @@ package control
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -39,5 +40,37 @@ func TestUsageEvents(t *testing.T) {
 	}
 	if got, want := EventLine(msgs[1]), "usage dispatchId=dispatch-003 model=claude-sonnet-4-6 costUsd=0.125 totalUsd=0.425"; got != want {
 		t.Fatalf("line = %q, want %q", got, want)
+	}
+}
+
+// TestPaneIDs: "pane-N" ids order by N (pane-10 after pane-9), and an id
+// of another form is not a pane number.
+func TestPaneIDs(t *testing.T) {
+	ids := []string{"pane-10", "pane-2", "x", "pane-9", "pane-1"}
+	slices.SortFunc(ids, ComparePaneIDs)
+	if want := []string{"x", "pane-1", "pane-2", "pane-9", "pane-10"}; !slices.Equal(ids, want) {
+		t.Fatalf("sorted %v, want %v", ids, want)
+	}
+	for id, want := range map[string]int{"pane-7": 7, "pane-": -1, "pane-x": -1, "pane--1": -1, "7": -1} {
+		n, ok := PaneNumber(id)
+		if (want >= 0) != ok || (ok && n != want) {
+			t.Errorf("PaneNumber(%q) = %d, %v", id, n, ok)
+		}
+	}
+}
+
+// TestWireHandlesEveryEvent: every kind of engine event has its wire
+// events (a view after a baseline view): no kind is silently dropped.
+func TestWireHandlesEveryEvent(t *testing.T) {
+	for _, ev := range view.Events() {
+		var w Wire
+		w.Next(view.ViewUpdated{})
+		if vu, ok := ev.(view.ViewUpdated); ok {
+			vu.View.Gates = []view.Gate{{ID: "C-001"}}
+			ev = vu
+		}
+		if len(w.Next(ev)) == 0 {
+			t.Errorf("%T makes no wire event", ev)
+		}
 	}
 }

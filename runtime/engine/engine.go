@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -116,7 +115,7 @@ func Start(cfg Config) (*Engine, error) {
 		stopping: make(chan struct{}), started: time.Now(),
 		seen:   map[string]sidecarWatch{},
 		usage:  newUsageFollow(cfg.Run),
-		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows},
+		screen: ScreenSize{Cols: cfg.ScreenCols, Rows: cfg.ScreenRows, Timeline: true},
 	}
 	run := cfg.Run
 	// Dispatches whose panes died with an earlier cockpit settle now (their
@@ -176,7 +175,7 @@ func Start(cfg Config) (*Engine, error) {
 func maxPaneNumber(ts *state.TeamState) int {
 	n := 0
 	for _, d := range ts.WorkerDispatches {
-		if v, err := strconv.Atoi(strings.TrimPrefix(d.PaneID, "pane-")); err == nil && strings.HasPrefix(d.PaneID, "pane-") {
+		if v, ok := control.PaneNumber(d.PaneID); ok {
 			n = max(n, v)
 		}
 	}

@@ -240,8 +240,8 @@ const maxFollowing = 1024
 // ScreenSize is what the screen tells the engine about itself, so that new
 // panes start at the size it will give them.
 type ScreenSize struct {
-	Cols, Rows   int
-	HideTimeline bool // the timeline panel is hidden
+	Cols, Rows int
+	Timeline   bool // the timeline panel is shown (as in tui.ScreenSize and layout.PaneSize)
 }
 
 // SetScreen tells the engine the screen's size (on start and on every
@@ -275,7 +275,7 @@ func (c *Engine) paneSizeLocked(lead bool, following int) (cols, rows int) {
 			idx = 0
 		}
 		in := layout.In{N: n + 1 + following, Lead: hasLead}
-		if w, h, ok := layout.PaneSize(scr.Cols, scr.Rows, !scr.HideTimeline, in, idx); ok {
+		if w, h, ok := layout.PaneSize(scr.Cols, scr.Rows, scr.Timeline, in, idx); ok {
 			return w, h
 		}
 	}

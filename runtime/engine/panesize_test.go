@@ -69,7 +69,7 @@ func TestPanesStartAtTheirLaidOutSize(t *testing.T) {
 	}
 	// The screen says it is 100×30 with the timeline hidden: a third worker
 	// gets the bottom row of a two-column grid right of a 40-column lead.
-	c.SetScreen(ScreenSize{Cols: 100, Rows: 30, HideTimeline: true})
+	c.SetScreen(ScreenSize{Cols: 100, Rows: 30, Timeline: false})
 	out := filepath.Join(dir, "w2")
 	res, err := c.OpenPane(control.OpenPaneParams{Argv: sizeProbe(out), Title: "w"})
 	if err != nil {

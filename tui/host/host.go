@@ -128,7 +128,7 @@ func (h *Host) Attach(ctx context.Context, conn io.ReadWriteCloser, raw json.Raw
 			RespawnLead: eng.RespawnLead,
 			EndRun:      eng.Stop,
 			Screen: func(s tui.ScreenSize) {
-				eng.SetScreen(engine.ScreenSize{Cols: s.Cols, Rows: s.Rows, HideTimeline: !s.Timeline})
+				eng.SetScreen(engine.ScreenSize(s))
 			},
 		},
 	})
