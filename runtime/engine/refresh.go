@@ -55,6 +55,7 @@ func (c *Engine) refresh(batch []watch.FileEvent, full bool) {
 	ch := classify(batch, full)
 	ts, problem, err := c.settle(ch)
 	if err != nil {
+		c.log.Warn("team-state unreadable", "err", errString(err))
 		c.setErr(err)
 		return
 	}
@@ -117,11 +118,14 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 			c.log.Warn("sidecar path refused", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
 			continue
 		}
-		v, err := lifecycle.SidecarVerdict(sp, d, c.watch)
-		if err != nil {
-			c.log.Warn("sidecar unreadable", "dispatch", d.DispatchID, "pane", d.PaneID, "err", errString(err))
-			continue
+		probe := *d
+		if probe.PID == 0 && seen {
+			// The wrapper the sidecar named at its last read: while it
+			// lives, a sidecar that cannot be read now (replaced by a FIFO,
+			// say) is not its end.
+			probe.PID = w.pid
 		}
+		v := lifecycle.SettleVerdict(run.Root.Dir(), sp, &probe, c.watch)
 		name := filepath.Join(run.Root.Dir(), d.StatusPath)
 		if filepath.IsAbs(d.StatusPath) {
 			name = filepath.Clean(d.StatusPath)
@@ -188,15 +192,21 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 	v.Usage = c.usageView()
 	if ch.ledger {
 		var err error
-		if v.Timeline, err = readTimeline(run); err != nil && v.Err == "" {
-			v.Err = err.Error()
+		if v.Timeline, err = readTimeline(run); err != nil {
+			c.log.Warn("ledger unreadable", "err", errString(err))
+			if v.Err == "" {
+				v.Err = err.Error()
+			}
 		}
 	}
 	if ch.taskManifest {
 		np, err := readNextPhase(run)
 		v.Next = np
-		if err != nil && v.Err == "" {
-			v.Err = err.Error()
+		if err != nil {
+			c.log.Warn("task manifest unreadable", "err", errString(err))
+			if v.Err == "" {
+				v.Err = err.Error()
+			}
 		}
 	}
 	c.broker.update(func() (view.Event, bool) {

@@ -3,7 +3,11 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/runtime/view"
@@ -85,5 +89,73 @@ func TestSwappedSidecarSymlinkIsFollowedAnew(t *testing.T) {
 	})
 	if d := v.Dispatches[0]; d.Status != state.StatusError || d.Reason != "from b" {
 		t.Fatalf("settled %s (%q); want error from b, the file the sidecar's name leads to", d.Status, d.Reason)
+	}
+}
+
+// TestFIFOsDoNotHangTheEngine: FIFOs planted where the engine reads a
+// running dispatch's sidecar and the ledger neither block its refresh (a
+// later team-state change still shows; the log names the ledger) nor its
+// close, and do not settle the running worker.
+func TestFIFOsDoNotHangTheEngine(t *testing.T) {
+	run, sidecars := runtest.StartedRun(t, 1)
+	ev, err := state.NewEvent("test", "phase-5-poll", "", [][2]string{{"pending", "1"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := state.AppendEvents(run.LeadEventsPath, ev); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "engine.log")
+	lf, err := OpenLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	c, err := Start(Config{Run: run, NoServer: true, Log: NewLogger(lf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			c.Close()
+		}
+	}()
+	events, stop := c.Subscribe()
+	defer stop()
+	for _, p := range []string{sidecars[0], run.LeadEventsPath} {
+		tmp := p + ".fifo"
+		if err := unix.Mkfifo(tmp, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, "bench", func(ts *state.TeamState) error {
+		d := ts.WorkerDispatches[0]
+		d.DispatchID, d.PromptPath, d.StatusPath = "dispatch-002", "run/prompts/later.md", "run/prompts/later.status.json"
+		ts.WorkerDispatches = append(ts.WorkerDispatches, d)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, events, "the engine refreshes past the FIFOs", func(v view.RunView) bool {
+		return len(v.Dispatches) == 2
+	})
+	if v.Dispatches[0].Terminal() {
+		t.Fatalf("a running worker whose sidecar is a FIFO settled: %+v", v.Dispatches[0])
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	select {
+	case <-done:
+		closed = true
+	case <-time.After(20 * time.Second):
+		t.Fatal("the engine's close hangs on a FIFO")
+	}
+	data, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(data), `"msg":"ledger unreadable","err":"run/state/lead-events.jsonl: is a FIFO`) {
+		t.Fatalf("the log does not name the FIFO ledger:\n%s", data)
 	}
 }
