@@ -142,8 +142,7 @@ func TestAttachRefused(t *testing.T) {
 	if err := c.Call(ctx, MethodAttach, map[string]any{"cols": -1}, &bad); err == nil {
 		t.Fatal("a negative size was accepted")
 	}
-	var lp ListPanesResult
-	if err := c.Call(ctx, MethodListPanes, struct{}{}, &lp); err != nil {
+	if _, err := ListPanes.Call(ctx, c, Empty{}); err != nil {
 		t.Fatalf("the connection is not in JSON mode after a refused attach: %v", err)
 	}
 }
@@ -165,15 +164,15 @@ func TestStatusAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var st StatusResult
-	if err := c.Call(ctx, MethodStatus, struct{}{}, &st); err != nil {
+	st, err := Status.Call(ctx, c, Empty{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if st.PID != c.Hello.PID || st.RunManifest != "m.json" || st.ProjectRoot != "/p" || st.Socket != s.Path() ||
 		st.Panes != 3 || st.Pending != 1 || st.Done != 2 || len(st.Gates) != 1 || st.Screens != 1 {
 		t.Fatalf("status %+v", st)
 	}
-	if err := c.Call(ctx, MethodStop, struct{}{}, nil); err != nil {
+	if _, err := Stop.Call(ctx, c, Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	if h.stopped.Load() != 1 {

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,23 @@ func TestForgedPeerUIDIsRefused(t *testing.T) {
 	}
 	if err := checkPeer(1000, 1000); err != nil {
 		t.Fatalf("same uid refused: %v", err)
+	}
+}
+
+// TestNoCockpitSaysTheCallersAlternative: with no cockpit serving the run,
+// the error says what the caller said it can do instead, whatever its
+// name; without one, how to start a cockpit without a terminal.
+func TestNoCockpitSaysTheCallersAlternative(t *testing.T) {
+	run := runtest.FixtureRun(t, "cockpit-pane")
+	t.Setenv("COCKPIT_SOCKET", filepath.Join(runtest.ShortDir(t), "none.sock"))
+	ctx := context.Background()
+	_, err := DialRunAs(ctx, run, RunDial{Client: "anything", WithoutPanes: "do it by hand"})
+	var nc *NoCockpitError
+	if !errors.As(err, &nc) || !strings.HasSuffix(err.Error(), ", or do it by hand") {
+		t.Fatalf("no cockpit, with an alternative: %v", err)
+	}
+	_, err = DialRunAs(ctx, run, RunDial{Client: "team dispatch"})
+	if !errors.As(err, &nc) || !strings.Contains(err.Error(), "or without a terminal `cockpit serve") {
+		t.Fatalf("no cockpit, without an alternative: %v", err)
 	}
 }

@@ -50,31 +50,57 @@ type NoCockpitError struct {
 	Socket string
 	Run    *state.Run
 	Err    error
-	// Client is the command that dialled (DialRun's client): only a
-	// dispatch is told it can do without panes.
-	Client string
+	// WithoutPanes is how the command's work gets done with no cockpit
+	// (RunDial.WithoutPanes); empty: the way is to start one.
+	WithoutPanes string
 }
 
 func (e *NoCockpitError) Error() string {
 	root, manifest := e.Run.Root.Dir(), e.Run.Manifest.Display
 	msg := fmt.Sprintf("no cockpit is serving this run (no live socket at %s); start one with `cockpit open --project-root %s --run-manifest %s --lead -- <lead command>`", e.Socket, root, manifest)
-	if e.Client == "team dispatch" {
-		return msg + ", or dispatch without panes with `cockpit worker-dispatch`"
+	if e.WithoutPanes != "" {
+		return msg + ", or " + e.WithoutPanes
 	}
 	return msg + fmt.Sprintf(", or without a terminal `cockpit serve --project-root %s --run-manifest %s`", root, manifest)
 }
 
 func (e *NoCockpitError) Unwrap() error { return e.Err }
 
-// DialRun connects to the cockpit serving run.
-func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error) {
+// RunDial says who dials a run's cockpit. Behaviour never depends on the
+// client's name: what differs between callers is said here.
+type RunDial struct {
+	// Client names the command in the engine's log ("team dispatch").
+	Client string
+	// WithoutPanes is what the command can do instead when no cockpit
+	// serves the run, said after "or" in the error ("dispatch without
+	// panes with `cockpit worker-dispatch`"); empty: start one.
+	WithoutPanes string
+}
+
+// DialRunAs connects to the cockpit serving run.
+func DialRunAs(ctx context.Context, run *state.Run, d RunDial) (*Client, error) {
 	path := SocketPath(run)
-	c, err := Dial(ctx, path, client)
+	c, err := Dial(ctx, path, d.Client)
 	if errors.Is(err, ErrNoCockpit) {
-		return nil, &NoCockpitError{Socket: path, Run: run, Err: err, Client: client}
+		return nil, &NoCockpitError{Socket: path, Run: run, Err: err, WithoutPanes: d.WithoutPanes}
 	}
 	return c, err
 }
+
+// DialRun is DialRunAs for a caller that has not moved to it: it keeps the
+// one case the old name-keyed message had (team dispatch's alternative)
+// until runtime/team says it in RunDial.
+func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error) {
+	d := RunDial{Client: client}
+	if client == "team dispatch" {
+		d.WithoutPanes = DispatchWithoutPanes
+	}
+	return DialRunAs(ctx, run, d)
+}
+
+// DispatchWithoutPanes is team dispatch's alternative when no cockpit
+// serves the run.
+const DispatchWithoutPanes = "dispatch without panes with `cockpit worker-dispatch`"
 
 // PaneNumber is the N of a pane id "pane-N" (panes.Manager makes them);
 // false for anything else.

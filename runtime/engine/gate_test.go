@@ -141,7 +141,7 @@ func TestGateWithdrawnWhenTheAskerLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go cl.Call(ctx, control.MethodGate, control.GateParams{Gate: view.Gate{ID: "C-009", Kind: state.GateDecision, Options: []view.GateOption{{}, {}}}}, nil)
+	go control.Gate.Call(ctx, cl, control.GateParams{Gate: view.Gate{ID: "C-009", Kind: state.GateDecision, Options: []view.GateOption{{}, {}}}})
 	waitForGate(t, c)
 	cl.Close()
 	cancel()

@@ -64,8 +64,8 @@ func TestAttachStatusStop(t *testing.T) {
 	}
 	defer cl.Close()
 	status := func() control.StatusResult {
-		var st control.StatusResult
-		if err := cl.Call(ctx, control.MethodStatus, struct{}{}, &st); err != nil {
+		st, err := control.Status.Call(ctx, cl, control.Empty{})
+		if err != nil {
 			t.Fatal(err)
 		}
 		return st
@@ -95,7 +95,7 @@ func TestAttachStatusStop(t *testing.T) {
 		t.Fatal("stopping before stop")
 	default:
 	}
-	if err := cl.Call(ctx, control.MethodStop, struct{}{}, nil); err != nil {
+	if _, err := control.Stop.Call(ctx, cl, control.Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
