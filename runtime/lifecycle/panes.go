@@ -37,14 +37,13 @@ func OpenPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []R
 			launched[i] = Launched{Err: fmt.Errorf("%s was interrupted before starting it", who)}
 			continue
 		}
-		var res control.OpenPaneResult
-		err := cl.Call(ctx, control.MethodOpenPane, control.OpenPaneParams{
+		res, err := control.OpenPane.Call(ctx, cl, control.OpenPaneParams{
 			Argv:       WorkerArgv(self, run, r.Job, "live"),
 			Dir:        run.Root.Dir(),
 			Title:      r.Dispatch.ExecutionLabel,
 			DispatchID: r.Dispatch.DispatchID,
 			Following:  len(recs) - 1 - i,
-		}, &res)
+		})
 		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
 	}
 	return launched
@@ -96,7 +95,7 @@ func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimRes
 			ids = append(ids, d.PaneID)
 		}
 	}
-	closed, err := closeRecorded(ctx, run, ids, o.DryRun, "reclaim: worker finished")
+	closed, err := closeRecorded(ctx, run, "team reclaim", ids, o.DryRun, "reclaim: worker finished")
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +119,12 @@ func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimRes
 // closeRecorded closes those of ids that the run's cockpit has open (all of
 // them may be gone with a dead cockpit: then nothing is open). With dryRun it
 // only lists them.
-func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
+func closeRecorded(ctx context.Context, run *state.Run, client string, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
 	out := []PaneRef{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	cl, err := control.DialRun(ctx, run, "team reclaim")
+	cl, err := control.DialRunAs(ctx, run, control.RunDial{Client: client})
 	var nc *control.NoCockpitError
 	if errors.As(err, &nc) {
 		return out, nil // no cockpit: no pane is open
@@ -134,8 +133,8 @@ func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun boo
 		return nil, err
 	}
 	defer cl.Close()
-	var open control.ListPanesResult
-	if err := cl.Call(ctx, control.MethodListPanes, struct{}{}, &open); err != nil {
+	open, err := control.ListPanes.Call(ctx, cl, control.Empty{})
+	if err != nil {
 		return nil, err
 	}
 	var candidates []string
@@ -151,8 +150,8 @@ func closeRecorded(ctx context.Context, run *state.Run, ids []string, dryRun boo
 		}
 		return out, nil
 	}
-	var res control.ClosePanesResult
-	if err := cl.Call(ctx, control.MethodClosePanes, control.ClosePanesParams{PaneIDs: candidates, Reason: reason}, &res); err != nil {
+	res, err := control.ClosePanes.Call(ctx, cl, control.ClosePanesParams{PaneIDs: candidates, Reason: reason})
+	if err != nil {
 		return nil, err
 	}
 	for _, id := range res.Closed {
@@ -184,7 +183,7 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		}
 	}
 	if dryRun {
-		panes, err := closeRecorded(ctx, run, ids, true, "")
+		panes, err := closeRecorded(ctx, run, "team teardown", ids, true, "")
 		return &ReclaimResult{Panes: panes}, err
 	}
 	// The wrappers still running, whoever started them: a dead cockpit's
@@ -202,7 +201,7 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 	// may settle a closed worker from its hang-up; okstra, which has no
 	// engine settling between the two steps, writes the teardown reason on
 	// every dispatch that was running, and so does this.
-	panes, err := closeRecorded(ctx, run, ids, false, "teardown")
+	panes, err := closeRecorded(ctx, run, "team teardown", ids, false, "teardown")
 	if err != nil {
 		return nil, err
 	}

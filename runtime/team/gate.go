@@ -135,7 +135,7 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 	}
 	// Reach the cockpit first: without one (and without a terminal to ask
 	// on) nothing may be cleaned up or recorded.
-	cl, err := control.DialRun(ctx, run, "gate ask")
+	cl, err := control.DialRunAs(ctx, run, control.RunDial{Client: "gate ask"})
 	var nc *control.NoCockpitError
 	terminal := false
 	switch {
@@ -182,8 +182,8 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 		}
 		res.AnsweredIn = "terminal"
 	} else {
-		var gr control.GateResult
-		if err := cl.Call(ctx, control.MethodGate, control.GateParams{Gate: g}, &gr); err != nil {
+		gr, err := control.Gate.Call(ctx, cl, control.GateParams{Gate: g})
+		if err != nil {
 			return nil, fmt.Errorf("gate %s: %w", g.ID, err)
 		}
 		ans = gr.Answer

@@ -35,7 +35,7 @@ func WorkerDispatchInPanes(ctx context.Context, b *lifecycle.Batch, self string)
 	if !run.Manifest.IsPaneBackend() {
 		return nil, ErrNotServed
 	}
-	cl, err := control.DialRun(ctx, run, "worker-dispatch")
+	cl, err := control.DialRunAs(ctx, run, control.RunDial{Client: "worker-dispatch"})
 	var nc *control.NoCockpitError
 	if errors.As(err, &nc) {
 		return nil, ErrNotServed

@@ -14,7 +14,7 @@ import (
 // printed on any other (the seed).
 func TeamDispatch(ctx context.Context, b *lifecycle.Batch, self string) (*DispatchResult, error) {
 	run := b.Run
-	cl, err := control.DialRun(ctx, run, "team dispatch")
+	cl, err := control.DialRunAs(ctx, run, control.RunDial{Client: "team dispatch", WithoutPanes: "dispatch without panes with `cockpit worker-dispatch`"})
 	if err != nil {
 		return nil, err
 	}
