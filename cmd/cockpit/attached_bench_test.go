@@ -433,9 +433,8 @@ func (e *benchEngine) openPanes(tb testing.TB, n int, title func(int) string, ar
 	}
 	defer cl.Close()
 	for i := range n {
-		var res control.OpenPaneResult
 		p := control.OpenPaneParams{Argv: append([]string{cockpitBin}, args(i)...), Env: []string{envBenchPane + "=1"}, Title: title(i), Following: n - 1 - i}
-		if err := cl.Call(ctx, control.MethodOpenPane, p, &res); err != nil {
+		if _, err := control.OpenPane.Call(ctx, cl, p); err != nil {
 			tb.Fatalf("open pane %d: %v", i, err)
 		}
 	}

@@ -47,7 +47,7 @@ func eventsRun(o *EventsOptions) error {
 	if err != nil {
 		return err
 	}
-	cl, err := control.DialRun(o.Ctx, run, "cockpit events")
+	cl, err := control.DialRunAs(o.Ctx, run, control.RunDial{Client: "cockpit events"})
 	if err != nil {
 		return err
 	}

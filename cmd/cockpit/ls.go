@@ -84,7 +84,7 @@ func describeEngines(parent context.Context, entries []registry.Entry) []engineI
 		c, err := control.Dial(ctx, e.Socket, "ls")
 		if err == nil {
 			var st control.StatusResult
-			if err = c.Call(ctx, control.MethodStatus, struct{}{}, &st); err == nil {
+			if st, err = control.Status.Call(ctx, c, control.Empty{}); err == nil {
 				if st.Gates == nil {
 					st.Gates = []string{}
 				}

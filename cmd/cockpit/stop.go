@@ -72,7 +72,7 @@ func stopRun(o *StopOptions) error {
 		return err
 	}
 	hello := c.Hello
-	err = c.Call(ctx, control.MethodStop, struct{}{}, nil)
+	_, err = control.Stop.Call(ctx, c, control.Empty{})
 	c.Close()
 	// An engine that is ending may close the connection before its reply
 	// is out: a dropped connection after the request says it is going, and
