@@ -87,21 +87,6 @@ func DialRunAs(ctx context.Context, run *state.Run, d RunDial) (*Client, error) 
 	return c, err
 }
 
-// DialRun is DialRunAs for a caller that has not moved to it: it keeps the
-// one case the old name-keyed message had (team dispatch's alternative)
-// until runtime/team says it in RunDial.
-func DialRun(ctx context.Context, run *state.Run, client string) (*Client, error) {
-	d := RunDial{Client: client}
-	if client == "team dispatch" {
-		d.WithoutPanes = DispatchWithoutPanes
-	}
-	return DialRunAs(ctx, run, d)
-}
-
-// DispatchWithoutPanes is team dispatch's alternative when no cockpit
-// serves the run.
-const DispatchWithoutPanes = "dispatch without panes with `cockpit worker-dispatch`"
-
 // PaneNumber is the N of a pane id "pane-N" (panes.Manager makes them);
 // false for anything else.
 func PaneNumber(id string) (int, bool) {

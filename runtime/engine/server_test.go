@@ -298,7 +298,7 @@ func TestLongRunPathGetsAShortSocket(t *testing.T) {
 	if p := c.SocketPath(); len(p) > control.MaxSocketPath || !strings.HasPrefix(p, os.Getenv("XDG_RUNTIME_DIR")) {
 		t.Fatalf("socket at %s", p)
 	}
-	cl, err := control.DialRun(context.Background(), run, "test")
+	cl, err := control.DialRunAs(context.Background(), run, control.RunDial{Client: "test"})
 	if err != nil {
 		t.Fatalf("a command of the run does not find its cockpit: %v", err)
 	}
