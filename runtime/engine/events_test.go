@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,8 +24,14 @@ func TestFrozenEventsClientIsDropped(t *testing.T) {
 	run := runtest.FixtureRun(t, state.BackendCockpitPane)
 	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
 	lim := control.DefaultLimits
-	lim.WriteStall = time.Second
-	c, err := Start(Config{Run: run, Socket: sock, SocketLimits: lim})
+	lim.WriteStall = 3 * time.Second // the frozen client goes after it; the reading one must not stall so long
+	logPath := filepath.Join(t.TempDir(), "engine.log")
+	lf, err := OpenLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	c, err := Start(Config{Run: run, Socket: sock, SocketLimits: lim, Log: NewLogger(lf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +85,8 @@ func TestFrozenEventsClientIsDropped(t *testing.T) {
 		select {
 		case m, ok := <-cl.Events():
 			if !ok {
-				t.Fatal("the reading subscriber was dropped too")
+				data, _ := os.ReadFile(logPath)
+				t.Fatalf("the reading subscriber was dropped too; the engine's log:\n%s", data)
 			}
 			if m.Event == control.EventCheckpoint && strings.Contains(string(m.Data), "after=yes") {
 				return
