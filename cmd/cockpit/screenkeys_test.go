@@ -167,16 +167,23 @@ func TestOneShotPrefixInTmux(t *testing.T) {
 // TestDemoFirstKeyInTmux (issue 17, finding 4): the demo's lead is a
 // script, so the demo starts in navigation and the keys its intro lists
 // are true from the first one: the arrows move the focus, ? opens the help
-// (nothing reaches the story), q closes it, and q asks detach or end.
+// (nothing reaches the story), q closes it, and ctrl+b q asks detach or
+// end.
 func TestDemoFirstKeyInTmux(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	exit, reg := exitFile(t), engineRegistry(t)
 	s := newTmux(t, 80, 24, nil, fmt.Sprintf("env COCKPIT_REGISTRY=%s %s demo; echo $? > %s; sleep 600", reg, cockpitBin, exit))
-	scr := s.waitScreen("the demo's screen", 20*time.Second, func(scr string) bool { return titleLine(scr, "1 lead") != "" })
+	// The first key, as soon as a worker pane is there to move to: the
+	// arrows are the screen's.
+	scr := s.waitScreen("a worker pane", 30*time.Second, func(scr string) bool {
+		return titleLine(scr, "1 lead") != "" && titleLine(scr, " 2 ") != "" // pane 2's title bar
+	})
 	if badge(scr) != "NAV" || !focusedTitle(scr, "1 lead") {
 		t.Fatalf("the demo does not start in navigation on the lead:\n%s", scr)
 	}
-	// The first key is the screen's.
+	s.keys("Right")
+	s.waitScreen("the focus on a worker", 5*time.Second, func(scr string) bool { return !focusedTitle(scr, "1 lead") })
+	// ? is the help, not the story's input; q closes it and does nothing else.
 	s.keys("?")
 	s.waitFor("cockpit keys", 5*time.Second)
 	s.keys("q")
@@ -184,9 +191,6 @@ func TestDemoFirstKeyInTmux(t *testing.T) {
 	if strings.Contains(scr, "?q") || strings.Contains(scr, "Detach, or end the run?") {
 		t.Fatalf("the keys reached the story, or q did more than close the help:\n%s", scr)
 	}
-	s.waitScreen("a worker pane", 20*time.Second, func(scr string) bool { return titleLine(scr, "Codex analyser") != "" })
-	s.keys("Right")
-	s.waitScreen("the focus on a worker", 5*time.Second, func(scr string) bool { return !focusedTitle(scr, "1 lead") })
 	s.keys("C-b", "q") // over a gate dialog too, if the story got there
 	s.waitFor("Detach, or end the run?", 5*time.Second)
 	s.keys("e")
