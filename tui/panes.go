@@ -8,6 +8,7 @@ import (
 
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
+	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
@@ -207,7 +208,7 @@ func (a *App) addPaneView(pv *paneView) {
 	if pv.lead {
 		a.panes = slices.Insert(a.panes, 0, pv)
 	} else {
-		a.panes = append(a.panes, pv)
+		a.panes = slices.Insert(a.panes, a.displayIndex(pv.id), pv)
 	}
 	a.applyDispatch(pv)
 	if cur != nil {
@@ -218,6 +219,27 @@ func (a *App) addPaneView(pv *paneView) {
 	a.relayout()
 	a.applyRestore(pv)
 	a.typeIntoLead(pv)
+}
+
+// displayIndex is where a new pane goes in the display order: the
+// engine's panes in the order it opened them (pane-N by N, as tmux numbers
+// windows), whichever order the screen heard of them in (a frame's
+// snapshots, for panes opened before the screen, come in no order); any
+// other pane (a replayed log) after them all.
+func (a *App) displayIndex(id string) int {
+	n, ok := control.PaneNumber(id)
+	if !ok {
+		return len(a.panes)
+	}
+	for i, pv := range a.panes {
+		if pv.lead {
+			continue
+		}
+		if m, ok := control.PaneNumber(pv.id); !ok || m > n {
+			return i
+		}
+	}
+	return len(a.panes)
 }
 
 // onPaneOpened names a pane the engine opened (adding it if no frame
