@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // simSpec is what a sim model name asks for.
@@ -227,9 +229,26 @@ func (s *sim) work(d time.Duration) {
 
 // bar redraws the status line in place: spinner, label, a 256-colour
 // gradient bar and the percentage.
+//
+// The line fits the terminal it is drawn on (the pane's width, read at
+// every redraw): a line wider than its pane wraps, and \r\x1b[2K clears only
+// its last row, so every redraw stacked a row. The bar narrows (24 cells at
+// most, 4 at least), then the label goes, then the percentage.
 func (s *sim) bar(frac float64, label string) {
-	const width = 24
-	filled := int(frac * width)
+	width, pct := 24, true
+	if cols := termCols(s.out); cols > 0 {
+		// spinner, space, label, space, bar, space, " 42%"
+		avail := cols - 1 - 2 - 5 // keep the last column free; spinner+space; " 100%"
+		switch {
+		case avail-len(label)-1 >= 4:
+			width = min(width, avail-len(label)-1)
+		case avail >= 4:
+			label, width = "", min(width, avail)
+		default:
+			label, width, pct = "", max(cols-3, 0), false
+		}
+	}
+	filled := int(frac * float64(width))
 	var b strings.Builder
 	for i := range filled {
 		if i%4 == 0 {
@@ -238,7 +257,14 @@ func (s *sim) bar(frac float64, label string) {
 		b.WriteString("█")
 	}
 	b.WriteString("\x1b[38;5;238m" + strings.Repeat("░", width-filled))
-	s.printf("\r\x1b[2K\x1b[35m%s\x1b[0m %s %s\x1b[0m \x1b[1m%3d%%\x1b[0m", spinnerFrames[s.frame%len(spinnerFrames)], label, b.String(), int(frac*100))
+	if label != "" {
+		label += " "
+	}
+	p := ""
+	if pct {
+		p = fmt.Sprintf(" \x1b[1m%3d%%\x1b[0m", int(frac*100))
+	}
+	s.printf("\r\x1b[2K\x1b[35m%s\x1b[0m %s%s\x1b[0m%s", spinnerFrames[s.frame%len(spinnerFrames)], label, b.String(), p)
 	s.frame++
 }
 
@@ -297,4 +323,17 @@ func (s *sim) writeResult(path string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// termCols is the width of the terminal w is, 0 when it is none.
+func termCols(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
 }
