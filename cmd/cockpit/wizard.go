@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -13,7 +14,8 @@ import (
 
 // WizardOptions are the flags of `wizard`.
 type WizardOptions struct {
-	IO *IOStreams
+	IO  *IOStreams
+	Ctx context.Context
 	setup.Options
 }
 
@@ -32,7 +34,10 @@ default") and actions[], as JSON with --json or as a summary. --answers runs it
 without a form from a JSON file of answers (docs/WIZARD.md). The language comes
 from --lang or LANG.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Ctx = cmd.Context()
+			return runF(o)
+		},
 	}
 	addProjectRootFlag(f, cmd, &o.ProjectRoot, "the project whose .okstra/tasks the wizard reads")
 	enumVar(cmd, &o.Lang, "lang", "", "the wizard's language: ko or en, or a locale such as ko_KR.UTF-8 (default from LC_ALL, LC_MESSAGES or LANG)",
@@ -55,7 +60,7 @@ func wizardRun(o *WizardOptions) error {
 	case !o.IO.IsStdinTTY() || !o.IO.IsStdoutTTY():
 		return &state.Error{Field: "--answers", Msg: "is required when stdin or stdout is not a terminal; pass a JSON file of answers (docs/WIZARD.md)"}
 	default:
-		out, err = wizard.RunTUI(wizard.Options{Options: o.Options}, o.IO.In, o.IO.Out)
+		out, err = wizard.RunTUI(wizard.Options{Options: o.Options, Ctx: o.Ctx}, o.IO.In, o.IO.Out)
 	}
 	if errors.Is(err, wizard.ErrAborted) {
 		return &codedError{code: exitCancelled, err: err}

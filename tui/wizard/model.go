@@ -1,7 +1,9 @@
 package wizard
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -14,6 +16,7 @@ import (
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/workers/setup"
 )
@@ -482,14 +485,68 @@ func RunTUI(opts Options, in io.Reader, out io.Writer) (*setup.Outcome, error) {
 	if out == nil {
 		out = os.Stdout
 	}
-	final, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out)).Run()
+	parent := opts.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if f, ok := in.(*os.File); ok {
+		stop, err := watchHangUp(f, cancel)
+		if err == nil {
+			defer stop()
+		}
+	}
+	final, err := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx)).Run()
 	if err != nil {
 		if errors.Is(err, tea.ErrInterrupted) {
 			return nil, ErrAborted
 		}
-		return nil, err
+		// The terminal went (its hang-up cancelled the command's
+		// context, or the terminal itself hung up): end, as a shell does,
+		// instead of running on a pty nobody holds.
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("run the form: %w", err)
 	}
 	return final.(*Model).Outcome()
+}
+
+// ErrTerminalGone ends the form when its terminal hangs up without a
+// SIGHUP reaching the wizard (it is not the terminal's controlling
+// process): reads then only return end of file, which the form's input
+// loop takes for no more keys, and it would run on.
+var ErrTerminalGone = errors.New("the wizard's terminal closed; nothing was set up")
+
+// watchHangUp cancels with ErrTerminalGone when the terminal f hangs up
+// (poll's POLLHUP), without polling: one goroutine blocked in poll(2) on
+// the terminal and on a pipe that stop closes.
+func watchHangUp(f *os.File, cancel context.CancelCauseFunc) (stop func(), err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer unix.Close(p[0])
+		for {
+			fds := []unix.PollFd{{Fd: int32(fd)}, {Fd: int32(p[0]), Events: unix.POLLIN}}
+			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+				return
+			}
+			if fds[1].Revents != 0 {
+				return
+			}
+			if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+				cancel(ErrTerminalGone)
+				return
+			}
+		}
+	}()
+	return func() { unix.Close(p[1]); <-done }, nil
 }
 
 // keyMap is huh's key map with a suggestion taken by tab or → as well as

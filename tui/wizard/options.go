@@ -1,6 +1,8 @@
 package wizard
 
 import (
+	"context"
+
 	"github.com/okstra/cockpit/workers/setup"
 )
 
@@ -10,4 +12,7 @@ type Options struct {
 	setup.Options
 	// NoColor turns colour off; NO_COLOR in the environment does too.
 	NoColor bool
+	// Ctx ends the form when it is done (the command's signal context: a
+	// SIGHUP when the terminal closes); nil: never.
+	Ctx context.Context
 }
