@@ -302,7 +302,7 @@ func (m *Model) complete() tea.Cmd {
 		m.errMsg, m.refused = err.Error(), m.step
 		var se *setup.StepError
 		if errors.As(err, &se) {
-			m.refused = se.Step
+			m.errMsg, m.refused = se.FormMsg(), se.Step
 		}
 		return m.enter(m.step)
 	}

@@ -300,8 +300,14 @@ func Summary(t *Texts, o *Outcome, st SummaryStyle, width int) string {
 		}
 	}
 	b.WriteString("\n" + label(t.T("summary.render")) + "\n" + wrapCommand(o.commandWords(), "  ", width) + "\n")
+	for _, l := range wrapValue(t.T("summary.render_note"), width-2) {
+		b.WriteString("  " + muted(l) + "\n")
+	}
 	if len(o.Actions) > 0 {
 		b.WriteString("\n" + label(t.T("summary.actions")) + "\n")
+		for _, l := range wrapValue(t.T("summary.actions_note"), width-2) {
+			b.WriteString("  " + muted(l) + "\n")
+		}
 		for _, a := range o.Actions {
 			fmt.Fprintf(&b, "  okstra %s %s %s --scope %s\n", a.Command, a.Key, shellQuote(a.Value), a.Scope)
 		}

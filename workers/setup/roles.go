@@ -159,7 +159,8 @@ func (s *Session) validateExecutorModel(id StepID) error {
 	execValue := s.executionValue(a.Executor, s.ExecutorModel())
 	peerValue := s.executionValue(a.Executor, peer)
 	if execValue != peerValue {
-		return &StepError{Step: id, Msg: SplitModelError(a.Executor, execValue, peerValue)}
+		return &StepError{Step: id, Msg: SplitModelError(a.Executor, execValue, peerValue),
+			Form: s.Texts.T("errors.split_worker_models_form", "worker", pyRepr(a.Executor), "executor", pyRepr(execValue), "verifier", pyRepr(peerValue))}
 	}
 	return nil
 }

@@ -68,7 +68,11 @@ func Load(opts Options) (*Session, error) {
 		}
 	}
 	tasks, warnings := LoadTasks(opts.root())
-	return NewSession(lang, texts, cat, tasks, warnings), nil
+	s := NewSession(lang, texts, cat, tasks, warnings)
+	if e := strings.ToLower(strings.TrimSpace(opts.Env("OKSTRA_DEFAULT_EXECUTOR"))); e != "" {
+		s.DefaultExecutor = e
+	}
+	return s, nil
 }
 
 // answersKeys maps the members of an answers file to the steps they answer.

@@ -120,6 +120,10 @@ type Session struct {
 	Tasks    []Task
 	Warnings []string
 	A        Answers
+	// DefaultExecutor is the executor okstra takes when none is given:
+	// $OKSTRA_DEFAULT_EXECUTOR, else claude (seed 002's
+	// _default("OKSTRA_DEFAULT_EXECUTOR", "claude")); Load sets it.
+	DefaultExecutor string
 	// set marks steps whose answer was given (by the file, or by the user
 	// completing the step); the others take their default.
 	set map[StepID]bool
@@ -127,7 +131,7 @@ type Session struct {
 
 // NewSession makes a session with empty answers.
 func NewSession(lang string, texts *Texts, cat *workers.Catalog, tasks []Task, warnings []string) *Session {
-	return &Session{Lang: lang, Texts: texts, Catalog: cat, Tasks: tasks, Warnings: warnings, set: map[StepID]bool{}}
+	return &Session{Lang: lang, Texts: texts, Catalog: cat, Tasks: tasks, Warnings: warnings, DefaultExecutor: "claude", set: map[StepID]bool{}}
 }
 
 // StepError is an answer the wizard refuses. Step says which; Msg is one
@@ -136,6 +140,17 @@ func NewSession(lang string, texts *Texts, cat *workers.Catalog, tasks []Task, w
 type StepError struct {
 	Step StepID
 	Msg  string
+	// Form is the refusal as the form says it, when it differs from Msg
+	// (okstra's words, which name command-line flags): no flag names.
+	Form string
+}
+
+// FormMsg is the refusal the form shows: Form, else Msg.
+func (e *StepError) FormMsg() string {
+	if e.Form != "" {
+		return e.Form
+	}
+	return e.Msg
 }
 
 // Error returns the refusal.
@@ -254,6 +269,8 @@ func (s *Session) EnsureDefault(id StepID) {
 	case StepExecutor:
 		roster := s.Roster()
 		switch {
+		case slices.Contains(roster, s.DefaultExecutor) && s.providerSupports(s.DefaultExecutor, "implementer"):
+			a.Executor = s.DefaultExecutor
 		case slices.Contains(roster, "claude"):
 			a.Executor = "claude"
 		case len(roster) > 0:

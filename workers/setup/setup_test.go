@@ -171,7 +171,9 @@ func TestAnswersRefusals(t *testing.T) {
 		{"en", `{"taskKey": "ops-7", "relatedTasks": {"mode": "group"}}`, `a.json: relatedTasks.mode: "group" needs a task group with other tasks; this task's group ops has none`},
 		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "all"}}`, `a.json: relatedTasks.mode: "all" is not a related-tasks choice`},
 		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input"}}`, `a.json: relatedTasks.tasks: is empty; type at least one task key`},
-		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["y", "x"]}}`, `a.json: relatedTasks.tasks: names this task (x)`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["ops-7", "x"]}}`, `a.json: relatedTasks.tasks: names this task (x)`},
+		// Issue 17 item 9: a related task that does not exist is refused.
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["ops-7", "dev-99999"]}}`, `a.json: relatedTasks.tasks: "dev-99999" is no task of this project (no .okstra/tasks/dev-99999); name an existing task, or choose no related tasks`},
 		{"en", `{"taskKey": "x", "workers": ["codex", "gpt"]}`, `a.json: workers: "gpt" is not a provider; known: antigravity, claude, codex, grok, kimi, sim`},
 		{"en", `{"taskKey": "x", "roleModels": ["codex/gpt-6-astra"]}`, `a.json: roleModels: "codex/gpt-6-astra" is not role=provider/model`},
 		{"en", `{"taskKey": "x", "roleModels": ["boss=codex/gpt-6-astra"]}`, `a.json: roleModels: "boss" is not a role; known: leader, analyser,`},
@@ -375,6 +377,83 @@ func TestNoFormLibrary(t *testing.T) {
 			if d == banned || strings.HasPrefix(d, banned+"/") {
 				t.Errorf("workers/setup depends on %s", d)
 			}
+		}
+	}
+}
+
+// TestTaskDirWithoutManifest (issue 17 item 9): a task directory with no
+// task-manifest.json yet is a task of the project: its key is suggested
+// (Tasks) and may be named as related; a key with no directory may not.
+func TestTaskDirWithoutManifest(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{".okstra/tasks/new-1", ".okstra/tasks/.hidden", ".okstra/tasks/old-2"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".okstra/tasks/old-2/task-manifest.json"), []byte(`{"taskKey": "old-2", "taskGroup": "g"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tasks, warnings := LoadTasks(root)
+	var keys []string
+	for _, tk := range tasks {
+		keys = append(keys, tk.Key)
+	}
+	if strings.Join(keys, " ") != "new-1 old-2" || len(warnings) != 0 {
+		t.Fatalf("tasks %v, warnings %v", keys, warnings)
+	}
+	opts := testOptions("en")
+	opts.ProjectRoot = root
+	out, err := RunAnswers(opts, "a.json", []byte(`{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["new-1", "old-2"]}}`))
+	if err != nil || strings.Join(out.RelatedTasks, ",") != "new-1,old-2" {
+		t.Fatalf("related tasks without a manifest: %+v, %v", out, err)
+	}
+	if _, err := RunAnswers(opts, "a.json", []byte(`{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["new-3"]}}`)); err == nil || !strings.Contains(err.Error(), `"new-3" is no task of this project`) {
+		t.Fatalf("a task with no directory: %v", err)
+	}
+}
+
+// TestSummarySaysNothingWasWritten (issue 17 item 9): the summary says the
+// wizard wrote nothing and who runs the printed commands, beside the
+// render-bundle line and beside the config actions of "save as defaults".
+func TestSummarySaysNothingWasWritten(t *testing.T) {
+	for lang, want := range map[string][2]string{
+		"en": {"The wizard wrote nothing: the lead runs this command to set the task up.", "Nothing is saved yet: the lead runs these after the command above (or run them yourself)."},
+		"ko": {"마법사는 아무것도 쓰지 않았습니다", "아직 저장되지 않았습니다"},
+	} {
+		out, err := RunAnswers(testOptions(lang), "a.json", []byte(`{"taskKey": "x", "leadProvider": "claude", "reportLanguage": "en", "saveDefaults": "project"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Render(out, lang, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, want[0]) || !strings.Contains(text, want[1]) || !strings.Contains(text, "okstra config set lead-provider claude --scope project") {
+			t.Errorf("%s summary:\n%s", lang, text)
+		}
+	}
+}
+
+// TestDefaultExecutorFromEnv (issue 18 item 12): the executor preselected
+// is $OKSTRA_DEFAULT_EXECUTOR when the roster has it, as okstra's
+// _default("OKSTRA_DEFAULT_EXECUTOR", "claude"); else claude, else the
+// roster's first.
+func TestDefaultExecutorFromEnv(t *testing.T) {
+	for env, want := range map[string]string{"": "claude", "codex": "codex", " Codex ": "codex", "grok": "claude"} {
+		opts := testOptions("en")
+		opts.Getenv = func(k string) string {
+			if k == "OKSTRA_DEFAULT_EXECUTOR" {
+				return env
+			}
+			return ""
+		}
+		out, err := RunAnswers(opts, "a.json", []byte(`{"taskKey": "x", "taskType": "implementation", "workers": ["claude", "codex"]}`))
+		if err != nil {
+			t.Fatalf("OKSTRA_DEFAULT_EXECUTOR=%q: %v", env, err)
+		}
+		if out.Executor != want {
+			t.Errorf("OKSTRA_DEFAULT_EXECUTOR=%q: executor %q, want %q", env, out.Executor, want)
 		}
 	}
 }

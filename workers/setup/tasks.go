@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/okstra/cockpit/state"
 )
@@ -96,8 +97,32 @@ func LoadTasks(projectRoot string) ([]Task, []string) {
 		t.Next = next
 		tasks = append(tasks, t)
 	}
+	// A task directory without a manifest yet (okstra makes the directory
+	// first, or a run was set up by hand) is still a task of the project:
+	// its key is suggested and may be named as related.
+	dirs, _ := os.ReadDir(filepath.Join(projectRoot, ".okstra", "tasks"))
+	for _, d := range dirs {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || !validKey(d.Name()) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(projectRoot, ".okstra", "tasks", d.Name(), "task-manifest.json")); err == nil {
+			continue // read above (or named in a warning)
+		}
+		tasks = append(tasks, Task{Key: d.Name()})
+	}
 	sort.SliceStable(tasks, func(i, j int) bool { return tasks[i].Key < tasks[j].Key })
 	return tasks, warnings
+}
+
+// HasTask reports whether key is a task of the project (a manifest's key
+// or a task directory's name).
+func HasTask(tasks []Task, key string) bool {
+	for _, t := range tasks {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultTaskType is the task type the previous run of task points at: its

@@ -78,6 +78,9 @@ func (s *Session) validate(id StepID) error {
 				if k == a.TaskKey {
 					return s.fail(id, "related_self", "value", k)
 				}
+				if !HasTask(s.Tasks, k) {
+					return s.fail(id, "related_unknown", "value", k)
+				}
 				if !slices.Contains(keys, k) {
 					keys = append(keys, k)
 				}
