@@ -28,11 +28,23 @@ func NewCmdWizard(f *Factory, runF func(*WizardOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wizard [--project-root <dir>] [--lang ko|en] [--answers <file>] [--json]",
 		Short: "Set up an okstra task: task type, related tasks, roles and models (Korean or English)",
-		Long: `wizard asks what okstra's render-bundle needs to set up a task and prints
-outcome.renderArgv (the tokens in order; empty strings mean "use the phase
-default") and actions[], as JSON with --json or as a summary. --answers runs it
-without a form from a JSON file of answers (docs/WIZARD.md). The language comes
-from --lang or LANG.`,
+		Long: `wizard asks, step by step, how to set up a task of this project for okstra:
+the task key and group, the task type (the one the task's last run points at
+comes first), related tasks, a directive, the worker roster, their models and
+counts, the lead, the executor of an implementation, the report language, and
+whether to save some answers as defaults. enter answers a step, esc goes back,
+ctrl+c quits without setting anything up.
+
+It writes nothing and runs nothing. At the end it shows your answers and the
+okstra render-bundle command that carries them (and, to save defaults, the
+okstra config set commands): your lead agent runs them to set the task up, or
+you copy and run them yourself. --json prints the same as one JSON document
+for a lead (docs/WIZARD.md). --answers <file> answers from a JSON file instead
+of the form, for scripts. The wizard speaks Korean or English: --lang, else
+your LC_ALL, LC_MESSAGES or LANG.`,
+		Example: `  cockpit wizard
+  cockpit wizard --lang ko
+  cockpit wizard --answers answers.json --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Ctx = cmd.Context()

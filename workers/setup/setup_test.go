@@ -457,3 +457,18 @@ func TestDefaultExecutorFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeDefaultsAgreeWithOkstra (issue 18 item 5): claude's default
+// model is opus for every role (seed 000's roster table, the catalog's), so
+// claude as executor and as a verifier carries one model: the split-model
+// check passes and the wizard adds no implementer role model of its own;
+// the lead's default model is opus too.
+func TestClaudeDefaultsAgreeWithOkstra(t *testing.T) {
+	out, err := RunAnswers(testOptions("en"), "a.json", []byte(`{"taskKey": "x", "taskType": "implementation", "workers": ["claude"], "executor": "claude", "leadProvider": "claude"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.RoleModels) != 0 || out.LeadModel != "opus" || out.Executor != "claude" {
+		t.Fatalf("roleModels %v, leadModel %q, executor %q", out.RoleModels, out.LeadModel, out.Executor)
+	}
+}
