@@ -149,7 +149,7 @@ func TestWizardInATerminal(t *testing.T) {
 					scr := strings.Join(strings.Fields(s.screen()), " ")
 					sawOutside = sawOutside || strings.Contains(scr, "is not in this run's roster")
 					sawBack = sawBack || strings.Contains(scr, "back to the worker roster") || strings.Contains(scr, "worker roster 로 돌아가기")
-					sawSplit = sawSplit || strings.Contains(scr, "one worker id carries one model")
+					sawSplit = sawSplit || strings.Contains(scr, "one worker id carries one model") || strings.Contains(scr, "하나의 worker id 는 하나의 모델만")
 				}
 				for _, st := range sc.steps {
 					if st.text != "" {

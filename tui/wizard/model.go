@@ -39,6 +39,12 @@ type Model struct {
 	width   int
 	height  int
 	formH   int // the height the form was last given
+	// scroll is the first summary line shown at the confirm step, when
+	// the summary is taller than the terminal (↑/↓, pgup/pgdn, home/end).
+	scroll int
+	// cut: the confirm step's summary does not fit (the keys line offers
+	// scrolling).
+	cut bool
 	formW   int // the width the form was built for (its descriptions are wrapped to it)
 	// toRoster: the executor step's answer was "another provider", so the
 	// roster step comes next.
@@ -151,7 +157,7 @@ func (m *Model) formSize() (int, int) {
 func (m *Model) enter(step setup.StepID) tea.Cmd {
 	m.step = step
 	if step == setup.StepConfirm {
-		m.form, m.bind = nil, nil
+		m.form, m.bind, m.scroll = nil, nil, 0
 		return nil
 	}
 	m.s.EnsureDefault(step)
@@ -214,6 +220,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case "esc":
 			if !m.filtering() {
 				return m, m.back()
+			}
+		case "up", "k", "down", "j", "pgup", "pgdown", "home", "end":
+			if m.step == setup.StepConfirm {
+				page := max(m.height-8, 1)
+				switch msg.String() {
+				case "up", "k":
+					m.scroll--
+				case "down", "j":
+					m.scroll++
+				case "pgup":
+					m.scroll -= page
+				case "pgdown":
+					m.scroll += page
+				case "home":
+					m.scroll = 0
+				case "end":
+					m.scroll = 1 << 20
+				}
+				m.scroll = max(m.scroll, 0) // render caps it at the end
+				return m, nil
 			}
 		case "enter":
 			if m.step == setup.StepConfirm {
@@ -399,9 +425,21 @@ func (m *Model) render() string {
 	foot = append(foot, "", " "+m.st.Help.Render(truncate(m.helpLine(), width-2)))
 
 	// A terminal too short for the whole body keeps the frame and cuts
-	// the body, marking the cut.
-	if room := m.height - len(head) - len(foot); len(lines) > room && room > 0 {
-		lines = append(lines[:room-1], m.st.Muted.Render("…"))
+	// the body, marking the cut; the summary scrolls instead, a line
+	// saying where it is and that more is above or below.
+	m.cut = false
+	if room := m.height - len(head) - len(foot); len(lines) > room && room > 1 {
+		if m.step == setup.StepConfirm {
+			m.cut = true
+			m.scroll = min(m.scroll, len(lines)-(room-1))
+			end := m.scroll + room - 1
+			pos := fmt.Sprintf("%s %d–%d/%d", m.s.Texts.T("help.scroll"), m.scroll+1, end, len(lines))
+			lines = append(lines[m.scroll:end:end], m.st.Muted.Render(truncate(pos, width-2)))
+			// The keys line says how to scroll (rebuilt below).
+			foot[len(foot)-1] = " " + m.st.Help.Render(truncate(m.helpLine(), width-2))
+		} else {
+			lines = append(lines[:room-1], m.st.Muted.Render("…"))
+		}
 	}
 	var b strings.Builder
 	for _, l := range head {
@@ -445,6 +483,9 @@ func (m *Model) helpLine() string {
 	switch m.step {
 	case setup.StepConfirm:
 		keys = append(keys, t.T("help.confirm"))
+		if m.cut {
+			keys = append(keys, t.T("help.scroll"))
+		}
 	case setup.StepTaskKey, setup.StepTaskGroup:
 		keys = append(keys, t.T("help.suggest")) // known keys and groups
 	case setup.StepRelatedInput, setup.StepDirective, setup.StepRoleCount:

@@ -166,3 +166,50 @@ func TestKeysTypedAheadReachTheirStep(t *testing.T) {
 		}
 	})
 }
+
+// TestSummaryScrollsAt60x20 (issue 17 item 9): at 60×20 the confirm
+// step's summary is taller than the terminal; it scrolls (↓, pgdn, end)
+// instead of being cut, says where it is, and the keys line says how.
+func TestSummaryScrollsAt60x20(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newDriver(t, "en", 60, 20)
+		d.typ("dev-10860")
+		for i := 0; i < 20 && d.m.Step() != setup.StepConfirm; i++ {
+			d.enter()
+		}
+		if d.m.Step() != setup.StepConfirm {
+			t.Fatalf("never reached the summary: at %s", d.m.Step())
+		}
+		fits := func(scr string) {
+			t.Helper()
+			lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+			if len(lines) > 20 {
+				t.Fatalf("%d lines at 60×20:\n%s", len(lines), scr)
+			}
+			for _, l := range lines {
+				if displayWidth(l) > 60 {
+					t.Fatalf("a line of %d columns:\n%s", displayWidth(l), scr)
+				}
+			}
+		}
+		scr := d.screen()
+		fits(scr)
+		if !strings.Contains(scr, "pgup/pgdn scroll") || strings.Contains(scr, "The wizard wrote nothing") {
+			t.Fatalf("the summary's top, with the scroll keys:\n%s", scr)
+		}
+		d.send(tea.KeyPressMsg{Code: tea.KeyEnd})
+		scr = d.screen()
+		fits(scr)
+		if !strings.Contains(scr, "The wizard wrote nothing") || !strings.Contains(scr, "--report-language") {
+			t.Fatalf("the summary's end after end:\n%s", scr)
+		}
+		d.send(tea.KeyPressMsg{Code: tea.KeyHome})
+		if scr = d.screen(); !strings.Contains(scr, "Task key") {
+			t.Fatalf("the summary's top after home:\n%s", scr)
+		}
+		d.key(tea.KeyDown)
+		if scr2 := d.screen(); scr2 == scr {
+			t.Fatalf("↓ did not scroll:\n%s", scr2)
+		}
+	})
+}

@@ -216,7 +216,31 @@ func wrapCommand(words []string, indent string, width int) string {
 			cur += " " + u
 		}
 	}
-	return strings.Join(append(lines, cur), "\n")
+	// A value wider than a line (a long directive, in Korean as in
+	// English) is shown whole, wrapped at its spaces under itself, never
+	// cut: the command printed after the form, unwrapped, is the one to
+	// copy.
+	var out []string
+	for _, l := range append(lines, cur) {
+		if displayWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		cont := strings.HasSuffix(l, " \\")
+		body := strings.TrimSuffix(l, " \\")
+		pad := body[:len(body)-len(strings.TrimLeft(body, " "))]
+		parts := wrapValue(strings.TrimLeft(body, " "), width-len(pad)-2)
+		for i, p := range parts {
+			if i > 0 {
+				p = "  " + p
+			}
+			if cont && i == len(parts)-1 {
+				p += " \\"
+			}
+			out = append(out, pad+p)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // commandWords are the render-bundle call's tokens, shell-quoted.

@@ -58,3 +58,30 @@ func TestStepNumbers(t *testing.T) {
 		t.Fatalf("%d numbered steps, TotalSteps %d", whole, TotalSteps)
 	}
 }
+
+// TestSummaryLongDirectiveNotCut (issue 17 item 9): a directive wider than
+// the summary (Korean here) is shown whole in the render-bundle command,
+// wrapped at its spaces, at 60 columns: no line is wider, no word is lost.
+func TestSummaryLongDirectiveNotCut(t *testing.T) {
+	dir := "결제 모듈의 환불 처리 흐름을 분석하고 중복 환불이 생기는 경로를 모두 찾아 보고서에 정리해 주세요"
+	out, err := RunAnswers(testOptions("ko"), "a.json", []byte(`{"taskKey": "x", "directive": "`+dir+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := LoadTexts("ko")
+	sum := Summary(texts, out, SummaryStyle{}, 58)
+	cmd := sum[strings.Index(sum, "okstra render-bundle"):]
+	for _, l := range strings.Split(sum, "\n") {
+		if displayWidth(l) > 58 {
+			t.Errorf("a line of %d columns: %q", displayWidth(l), l)
+		}
+	}
+	for _, w := range strings.Fields(dir) {
+		if !strings.Contains(cmd, w) {
+			t.Errorf("the command lost %q:\n%s", w, cmd)
+		}
+	}
+	if strings.Contains(cmd, "…") {
+		t.Errorf("the command is cut:\n%s", cmd)
+	}
+}
