@@ -44,8 +44,8 @@ type Model struct {
 	scroll int
 	// cut: the confirm step's summary does not fit (the keys line offers
 	// scrolling).
-	cut bool
-	formW   int // the width the form was built for (its descriptions are wrapped to it)
+	cut   bool
+	formW int // the width the form was built for (its descriptions are wrapped to it)
 	// toRoster: the executor step's answer was "another provider", so the
 	// roster step comes next.
 	toRoster bool
