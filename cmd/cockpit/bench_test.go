@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,52 +21,37 @@ import (
 // an empty Go program.
 type benchBuilds struct{ cgo, static, empty string }
 
-var (
-	buildsOnce sync.Once
-	builds     benchBuilds
-	buildsErr  error
-)
-
-// releaseBinaries builds them, once per benchmark run. Only benchmarks
-// build; the tests run the test binary (TestMain), whose start carries the
-// tests' packages.
+// releaseBinaries builds them for one run of the benchmark (a -count
+// repetition builds again, mostly from the build cache) in a directory
+// removed when it ends. Only benchmarks build; the tests run the test
+// binary (TestMain), whose start carries the tests' packages.
 func releaseBinaries(b *testing.B) benchBuilds {
 	b.Helper()
-	buildsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cockpit-bench-")
-		if err != nil {
-			buildsErr = err
-			return
+	dir := b.TempDir()
+	emptySrc := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(emptySrc, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(emptySrc, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(emptySrc, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	builds := benchBuilds{cgo: filepath.Join(dir, "cockpit"), static: filepath.Join(dir, "cockpit-static"), empty: filepath.Join(dir, "empty-program")}
+	for _, c := range []struct {
+		dir, out string
+		env      []string
+	}{
+		{".", builds.cgo, nil},
+		{".", builds.static, []string{"CGO_ENABLED=0"}},
+		{emptySrc, builds.empty, nil},
+	} {
+		cmd := exec.Command(mustLook("go"), "build", "-o", c.out, ".")
+		cmd.Dir, cmd.Env = c.dir, append(os.Environ(), c.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatal(&buildError{string(out), err})
 		}
-		emptySrc := filepath.Join(dir, "empty")
-		if buildsErr = os.MkdirAll(emptySrc, 0o755); buildsErr != nil {
-			return
-		}
-		if buildsErr = os.WriteFile(filepath.Join(emptySrc, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); buildsErr != nil {
-			return
-		}
-		if buildsErr = os.WriteFile(filepath.Join(emptySrc, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o644); buildsErr != nil {
-			return
-		}
-		builds = benchBuilds{cgo: filepath.Join(dir, "cockpit"), static: filepath.Join(dir, "cockpit-static"), empty: filepath.Join(dir, "empty-program")}
-		for _, c := range []struct {
-			dir, out string
-			env      []string
-		}{
-			{".", builds.cgo, nil},
-			{".", builds.static, []string{"CGO_ENABLED=0"}},
-			{emptySrc, builds.empty, nil},
-		} {
-			cmd := exec.Command(mustLook("go"), "build", "-o", c.out, ".")
-			cmd.Dir, cmd.Env = c.dir, append(os.Environ(), c.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildsErr = &buildError{string(out), err}
-				return
-			}
-		}
-	})
-	if buildsErr != nil {
-		b.Fatal(buildsErr)
 	}
 	return builds
 }
