@@ -182,6 +182,7 @@ type userTerm struct {
 	frames int64
 	tail   []byte // the last bytes read, for a marker cut across reads
 	want   func(screen string) bool
+	wantE  func(e *vt.Emulator) bool // as want, without rendering the screen
 	hit    chan time.Time
 	done   chan struct{}
 }
@@ -239,6 +240,10 @@ func newUserTerm(tb testing.TB, cols, rows int) *userTerm {
 				if k := len(syncEnd) - 1; len(u.tail) > k {
 					u.tail = append(u.tail[:0], u.tail[len(u.tail)-k:]...)
 				}
+				if u.wantE != nil && u.wantE(u.emu) {
+					u.wantE = nil
+					u.hit <- time.Now()
+				}
 				if u.want != nil && u.want(u.screenLocked()) {
 					u.want = nil
 					u.hit <- time.Now()
@@ -293,6 +298,20 @@ func (u *userTerm) watch(cond func(screen string) bool) <-chan time.Time {
 		return u.hit
 	}
 	u.want = cond
+	return u.hit
+}
+
+// watchEmu is watch for a condition on the emulator itself (a cell), which
+// costs the reader less than rendering the whole screen after every read.
+func (u *userTerm) watchEmu(cond func(e *vt.Emulator) bool) <-chan time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.hit = make(chan time.Time, 1)
+	if cond(u.emu) {
+		u.hit <- time.Now()
+		return u.hit
+	}
+	u.wantE = cond
 	return u.hit
 }
 
