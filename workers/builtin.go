@@ -89,6 +89,7 @@ func builtinProviders() []*Provider {
 				{ID: "gemini-3.1-pro", Display: "Gemini 3.1 Pro", ExecutionValue: "gemini-3.1-pro", Selectable: true},
 			},
 			DefaultModels: everyRole("gemini-3.1-pro"),
+			Served:        geminiServed,
 		},
 		{
 			ID:           "grok",

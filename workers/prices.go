@@ -10,13 +10,25 @@ import (
 // catalog row (claude's row "sonnet" runs "claude-sonnet-5-5"). CacheWrite
 // and CacheWrite1h are the prices of writing input to a cache for 5
 // minutes and for an hour (USD per 1M tokens; 0: priced as input). Source
-// says where the price was read, and when.
+// says where the price was read, and when. A model priced by the length of
+// each request's prompt (Gemini's long-context tier) has LongAbove > 0: a
+// request whose prompt (its input tokens, cached ones included) is over
+// LongAbove tokens is priced, all of it, at Long instead of Pricing.
 type ServedPrice struct {
 	Model        string
 	Pricing      Pricing
 	CacheWrite   float64
 	CacheWrite1h float64
+	LongAbove    int64
+	Long         Pricing
 	Source       string
+}
+
+// Tier is the long-context tier of a served model's price: a request whose
+// prompt is over Above tokens is priced at Pricing.
+type Tier struct {
+	Above   int64
+	Pricing Pricing
 }
 
 // The pages the claude prices come from.
@@ -35,7 +47,32 @@ const (
 // minutes and 2× for an hour (the multipliers of every Claude model's
 // row on the pricing page).
 func claude(model string, in, cached, out float64, source string) ServedPrice {
-	return ServedPrice{model, Pricing{in, cached, out}, in * 1.25, in * 2, source}
+	return ServedPrice{Model: model, Pricing: Pricing{in, cached, out}, CacheWrite: in * 1.25, CacheWrite1h: in * 2, Source: source}
+}
+
+// geminiPricing is where the Gemini prices come from.
+const geminiPricing = "ai.google.dev/gemini-api/docs/pricing, Gemini 3.1 Pro Preview (standard tier, text), as published 2026-12-02"
+
+// gemini31Pro prices a name gemini-cli 0.61 sends for Gemini 3.1 Pro:
+// $2.00 input, $0.20 cached input, $12.00 output per 1M tokens for a
+// prompt of at most 200K tokens; $4.00 / $0.40 / $18.00 above, on the
+// whole request. Output includes the thinking tokens, as the API bills
+// them. Context-cache storage (per hour) is not a token price: not known
+// to the evidence, not charged.
+func gemini31Pro(model string) ServedPrice {
+	return ServedPrice{Model: model, Pricing: Pricing{2.00, 0.20, 12.00}, LongAbove: 200_000, Long: Pricing{4.00, 0.40, 18.00}, Source: geminiPricing}
+}
+
+// geminiServed are the Gemini models with a published price, by the names
+// gemini-cli 0.61 sends them under (and its chat recording and stream-json
+// name): the catalog's gemini-3.1-pro as given (gemini-cli passes a full
+// model name through unchanged), and what its "pro" and "auto" aliases
+// resolve to, gemini-3.1-pro-preview and, with custom tools,
+// gemini-3.1-pro-preview-customtools (priced as the preview).
+var geminiServed = []ServedPrice{
+	gemini31Pro("gemini-3.1-pro"),
+	gemini31Pro("gemini-3.1-pro-preview"),
+	gemini31Pro("gemini-3.1-pro-preview-customtools"),
 }
 
 // claudeServed are the Claude models with a published list price.
@@ -100,6 +137,32 @@ func (p *Provider) PriceOf(model string) *Pricing {
 		return &pr
 	}
 	return nil
+}
+
+// TierOf is the long-context tier of model's price as the provider knows
+// it (PriceOf's price holds for a request whose prompt is at most
+// tier.Above tokens); ok is false when the price has no tier (a row's
+// price, a providers.json price, every Claude model's) or there is no
+// price.
+func (p *Provider) TierOf(model string) (tier Tier, ok bool) {
+	if model == "" {
+		return Tier{}, false
+	}
+	for _, m := range p.Models {
+		if m.ExecutionValue == model || m.ID == model {
+			if m.Pricing != nil {
+				return Tier{}, false
+			}
+			break
+		}
+	}
+	if p.acceptPricing != nil && p.accept != nil && p.accept(model) {
+		return Tier{}, false
+	}
+	if s := p.served(model); s != nil && s.LongAbove > 0 {
+		return Tier{Above: s.LongAbove, Pricing: s.Long}, true
+	}
+	return Tier{}, false
 }
 
 // CacheWriteOf is the price of writing model's input to a cache for 5

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,7 +270,9 @@ func TestUsageRealGeminiChat(t *testing.T) {
 	data = bytes.Replace(data, []byte(`"startTime":"2026-12-01T20:23:31.784Z"`), []byte(`"startTime":"`+time.Now().UTC().Format(time.RFC3339Nano)+`"`), 1)
 	appendHalves(t, filepath.Join(chats, "session-2026-12-01T20-23-683b3ea8.jsonl"), data)
 	u := waitUsage(t, events, "the chat's two messages", func(u view.Usage) bool { return u.Output == 160 })
-	if u.Input != 2400 || u.Cached != 600 || u.Model != "gemini-3.1-pro" || u.Source != "gemini chat" || u.Priced {
+	// Gemini 3.1 Pro within 200K prompt tokens: 2 / 0.20 / 12.
+	if u.Input != 2400 || u.Cached != 600 || u.Model != "gemini-3.1-pro" || u.Source != "gemini chat" ||
+		!u.Priced || u.CostSource != view.CostCatalog || math.Abs(u.CostUSD-(2400*2+600*0.20+160*12)/1e6) > 1e-12 {
 		t.Fatalf("usage = %+v", u)
 	}
 }

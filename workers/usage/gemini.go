@@ -60,12 +60,17 @@ func (a *geminiChatAcc) line(b []byte) bool {
 	return true
 }
 
+// totals sums the messages by model and keeps each message's tokens: one
+// gemini message is one model response, so one request to price by its
+// prompt's length.
 func (a *geminiChatAcc) totals() Totals {
 	by := map[string]Tokens{}
+	reqs := map[string][]Tokens{}
 	for _, m := range a.msgs {
 		by[m.model] = by[m.model].add(m.t)
+		reqs[m.model] = append(reqs[m.model], m.t)
 	}
-	return Totals{ByModel: by, Last: a.last}
+	return Totals{ByModel: by, Last: a.last, Requests: reqs}
 }
 
 // GeminiProjectHash is the projectHash gemini-cli writes in a chat's

@@ -88,15 +88,25 @@ func (t Tokens) sub(u Tokens) Tokens {
 // Sum is every token counted (CacheWrite1h is part of CacheWrite).
 func (t Tokens) Sum() int64 { return t.Input + t.CacheRead + t.CacheWrite + t.Output }
 
+// Prompt is the input of the request: uncached, read from and written to a
+// cache.
+func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite }
+
 // Totals are a worker's tokens so far, by the model the evidence names (""
 // when it names none), and the model named last. CLICost is set when the
 // CLI itself reported what the run cost (claude's result event
 // total_cost_usd): CLICostUSD is then its figure.
+//
+// Requests, when the evidence keeps each request's tokens (a gemini chat
+// recording: one message per model response), are those tokens by model,
+// so a price with a long-context tier prices each request by the length
+// of its prompt (Price); nil when the evidence keeps only totals.
 type Totals struct {
 	ByModel    map[string]Tokens
 	Last       string
 	CLICost    bool
 	CLICostUSD float64
+	Requests   map[string][]Tokens
 }
 
 // All sums every model's tokens.

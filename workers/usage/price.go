@@ -58,13 +58,17 @@ func Price(cat *workers.Catalog, provider, dispatchModel string, t Totals, sourc
 		if n := tok.Sum(); n > most || (n == most && model < s.Model) {
 			most, s.Model = n, model
 		}
-		p, min5, hour := lookup(cat, provider, model)
-		if p == nil {
+		pr, ok := lookup(cat, provider, model)
+		if !ok {
 			s.ListPriced = false
 			continue
 		}
-		writes := float64(tok.CacheWrite-tok.CacheWrite1h)*min5 + float64(tok.CacheWrite1h)*hour
-		s.ListUSD += (float64(tok.Input)*p.Input + writes + float64(tok.CacheRead)*p.CachedInput + float64(tok.Output)*p.Output) / 1e6
+		usd, ok := pr.tiered(tok, t.Requests[model])
+		if !ok {
+			s.ListPriced = false
+			continue
+		}
+		s.ListUSD += usd
 	}
 	if last := t.Last; last != "" && t.ByModel[last].Sum() == most {
 		s.Model = last
@@ -83,36 +87,90 @@ func Price(cat *workers.Catalog, provider, dispatchModel string, t Totals, sourc
 
 // Lookup returns the price of model: as provider knows it, else as any
 // provider knows it (workers.Provider.PriceOf); nil when none has a price.
+// A price with a long-context tier is the price up to it.
 func Lookup(cat *workers.Catalog, provider, model string) *workers.Pricing {
-	p, _, _ := lookup(cat, provider, model)
-	return p
+	if p, ok := lookup(cat, provider, model); ok {
+		return &p.Pricing
+	}
+	return nil
 }
 
-// lookup is Lookup with the cache-write prices (5 minutes, 1 hour) of the
-// provider that knew model: its input price when it has none apart.
-func lookup(cat *workers.Catalog, provider, model string) (p *workers.Pricing, min5, hour float64) {
+// price is a model's price as the provider that knew it has it: the cache
+// writes' prices (5 minutes, 1 hour; its input price when it has none
+// apart) and the long-context tier, when it has one.
+type price struct {
+	workers.Pricing
+	min5, hour float64
+	tier       *workers.Tier
+}
+
+// lookup is Lookup with the whole price.
+func lookup(cat *workers.Catalog, provider, model string) (price, bool) {
 	if cat == nil || model == "" {
-		return nil, 0, 0
+		return price{}, false
 	}
-	of := func(pv *workers.Provider) (*workers.Pricing, float64, float64) {
+	of := func(pv *workers.Provider) (price, bool) {
 		pr := pv.PriceOf(model)
 		if pr == nil {
-			return nil, 0, 0
+			return price{}, false
 		}
+		p := price{Pricing: *pr, min5: pr.Input, hour: pr.Input}
 		if m, h, ok := pv.CacheWriteOf(model); ok {
-			return pr, m, h
+			p.min5, p.hour = m, h
 		}
-		return pr, pr.Input, pr.Input
+		if t, ok := pv.TierOf(model); ok {
+			p.tier = &t
+		}
+		return p, true
 	}
 	if pv, err := cat.Provider(provider); err == nil {
-		if pr, m, h := of(pv); pr != nil {
-			return pr, m, h
+		if p, ok := of(pv); ok {
+			return p, true
 		}
 	}
 	for _, pv := range cat.Providers() {
-		if pr, m, h := of(pv); pr != nil {
-			return pr, m, h
+		if p, ok := of(pv); ok {
+			return p, true
 		}
 	}
-	return nil, 0, 0
+	return price{}, false
+}
+
+// usd is tok at the base price.
+func (p price) usd(tok Tokens) float64 {
+	writes := float64(tok.CacheWrite-tok.CacheWrite1h)*p.min5 + float64(tok.CacheWrite1h)*p.hour
+	return (float64(tok.Input)*p.Input + writes + float64(tok.CacheRead)*p.CachedInput + float64(tok.Output)*p.Output) / 1e6
+}
+
+// tiered prices tok, one model's tokens, of which reqs are the requests
+// the evidence kept (nil: only the total is known). Without a tier it is
+// usd. With one, each request is priced by its own prompt: over the
+// tier's bound at the tier's price (cache writes as its input), else at
+// the base price. Tokens the requests do not account for, and a total
+// kept without requests, are priced at the base price when their prompt
+// is within the bound all together — every request in it was then within
+// it — and are not priced at all otherwise (ok false): which requests
+// were long is not known, and a guess is never shown.
+func (p price) tiered(tok Tokens, reqs []Tokens) (float64, bool) {
+	if p.tier == nil {
+		return p.usd(tok), true
+	}
+	long := price{Pricing: p.tier.Pricing, min5: p.tier.Pricing.Input, hour: p.tier.Pricing.Input}
+	var usd float64
+	rest := tok
+	for _, r := range reqs {
+		if r.Prompt() > p.tier.Above {
+			usd += long.usd(r)
+		} else {
+			usd += p.usd(r)
+		}
+		rest = rest.sub(r)
+	}
+	if rest.Sum() == 0 {
+		return usd, true
+	}
+	if rest.Prompt() > p.tier.Above || rest.Input < 0 || rest.CacheRead < 0 || rest.Output < 0 {
+		return 0, false
+	}
+	return usd + p.usd(rest), true
 }

@@ -31,7 +31,12 @@ func TestLookup(t *testing.T) {
 		{"claude", "claude-haiku-5-5", nil},
 		{"claude", "claude-fable-5-2", nil},
 		{"claude", "claude-sonnet-4-5-preview", nil},
-		{"antigravity", "gemini-3.1-pro", nil},
+		// Gemini 3.1 Pro up to 200K prompt tokens, by the name the
+		// catalog passes and the ones gemini-cli's aliases resolve to.
+		{"antigravity", "gemini-3.1-pro", &workers.Pricing{Input: 2, CachedInput: 0.20, Output: 12}},
+		{"antigravity", "gemini-3.1-pro-preview", &workers.Pricing{Input: 2, CachedInput: 0.20, Output: 12}},
+		{"antigravity", "gemini-3.1-pro-preview-customtools", &workers.Pricing{Input: 2, CachedInput: 0.20, Output: 12}},
+		{"antigravity", "gemini-3.1-flash", nil},
 		{"kimi", "kimi-k2-thinking", nil},
 		{"grok", "grok-code-fast-1", nil},
 	} {
@@ -48,7 +53,8 @@ func TestProvidersJSONPrice(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".cockpit"), 0o755)
-	doc := `{"providers": {"antigravity": {"models": {"gemini-3.1-pro": {"pricing": [1.25, 0.125, 10]}}}}}`
+	doc := `{"providers": {"kimi": {"models": {"kimi-k2-thinking": {"pricing": [1.25, 0.125, 10]}}},
+  "antigravity": {"models": {"gemini-3.1-pro": {"pricing": [1, 0.1, 5]}}}}}`
 	if err := os.WriteFile(filepath.Join(root, ".cockpit", "providers.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +62,66 @@ func TestProvidersJSONPrice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tot := Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": {Input: 1_000_000, CacheRead: 1_000_000, Output: 100_000}}}
-	s := Price(cat, "antigravity", "gemini-3.1-pro", tot, "stream-json")
+	tot := Totals{ByModel: map[string]Tokens{"kimi-k2-thinking": {Input: 1_000_000, CacheRead: 1_000_000, Output: 100_000}}}
+	s := Price(cat, "kimi", "kimi-k2-thinking", tot, "kimi wire")
 	if !s.Priced || !s.ListPriced || s.CostSource != CostCatalog || !near(s.CostUSD, 1.25+0.125+1.0) {
 		t.Fatalf("summary = %+v, want priced at 2.375", s)
 	}
 	// Without the file: unpriced, cost 0, tokens still counted.
-	s = Price(workers.BuiltinCatalog(), "antigravity", "gemini-3.1-pro", tot, "stream-json")
+	s = Price(workers.BuiltinCatalog(), "kimi", "kimi-k2-thinking", tot, "kimi wire")
 	if s.Priced || s.CostUSD != 0 || s.Input != 1_000_000 || s.Cached != 1_000_000 || s.Output != 100_000 {
 		t.Fatalf("summary = %+v, want unpriced with the tokens", s)
+	}
+	// A row's price replaces the served one, tier and all: a prompt over
+	// 200K is at the file's flat price.
+	tot = Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": {Input: 1_000_000, Output: 100_000}}}
+	if s := Price(cat, "antigravity", "gemini-3.1-pro", tot, "stream-json"); !s.Priced || !near(s.CostUSD, 1+0.5) {
+		t.Fatalf("gemini with a providers.json price: %+v, want 1.50", s)
+	}
+}
+
+// TestGeminiLongContextTier: Gemini 3.1 Pro prices a request whose prompt
+// is over 200K tokens (cached included) at 4 / 0.40 / 18, all of it, and
+// one within at 2 / 0.20 / 12; a chat recording keeps each request, so
+// each is priced by its own prompt; totals alone price only when their
+// prompt is within the bound all together (then every request was), and
+// are "?" otherwise, never a guess.
+func TestGeminiLongContextTier(t *testing.T) {
+	cat := workers.BuiltinCatalog()
+	short := Tokens{Input: 150_000, CacheRead: 50_000, Output: 1_000} // 200,000: within
+	long := Tokens{Input: 150_000, CacheRead: 50_001, Output: 1_000}  // 200,001: over
+	shortUSD := (150_000*2.0 + 50_000*0.20 + 1_000*12.0) / 1e6        // 0.322
+	longUSD := (150_000*4.0 + 50_001*0.40 + 1_000*18.0) / 1e6         // 0.6380004
+	for _, tc := range []struct {
+		name   string
+		tot    Totals
+		priced bool
+		usd    float64
+	}{
+		{"one short request", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": short}, Requests: map[string][]Tokens{"gemini-3.1-pro": {short}}}, true, shortUSD},
+		{"one long request", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": long}, Requests: map[string][]Tokens{"gemini-3.1-pro": {long}}}, true, longUSD},
+		{"a short and a long request", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro-preview": short.add(long)}, Requests: map[string][]Tokens{"gemini-3.1-pro-preview": {short, long}}}, true, shortUSD + longUSD},
+		{"totals within the bound", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": short}}, true, shortUSD},
+		{"totals over the bound", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": long}}, false, 0},
+		{"two short requests as totals", Totals{ByModel: map[string]Tokens{"gemini-3.1-pro": short.add(short)}}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Price(cat, "antigravity", "gemini-3.1-pro", tc.tot, "")
+			if s.Priced != tc.priced || s.ListPriced != tc.priced || !near(s.CostUSD, tc.usd) {
+				t.Fatalf("summary %+v, want priced %v at %.7f", s, tc.priced, tc.usd)
+			}
+		})
+	}
+	// Read from a chat recording: two messages, one of them long.
+	chat := `{"sessionId":"s","projectHash":"h","startTime":"2026-12-02T00:00:00Z","kind":"main"}
+{"id":"a","type":"gemini","content":"","tokens":{"input":200000,"output":900,"cached":50000,"thoughts":100,"tool":0,"total":201000},"model":"gemini-3.1-pro"}
+{"id":"b","type":"gemini","content":"","tokens":{"input":190001,"output":900,"cached":50001,"thoughts":100,"tool":10000,"total":201001},"model":"gemini-3.1-pro"}
+`
+	fl := NewFollower("", GeminiChat)
+	fl.feed([]byte(chat))
+	s := Price(cat, "antigravity", "gemini-3.1-pro", fl.Totals(), "gemini chat")
+	if !s.Priced || !near(s.CostUSD, shortUSD+longUSD) {
+		t.Fatalf("chat recording: %+v, want %.7f", s, shortUSD+longUSD)
 	}
 }
 

@@ -56,9 +56,10 @@ func TestRealEvidence(t *testing.T) {
 		{realClaudeID + ".jsonl", "claude", "sonnet", ClaudeSession, "claude-sonnet-5-5", sonnet, true, 0.00646, CostCLI},
 		// codex 0.171 under a PTY: gpt-6.1-sol at 2 / 0.10 / 10.
 		{realRollout, "codex", "gpt-6.1-sol", CodexRollout, "gpt-6.1-sol", mockList(2, 0.10, 10), true, mockList(2, 0.10, 10), CostCatalog},
-		// gemini 0.61: gemini-3.1-pro has no known price.
-		{realGeminiChat, "antigravity", "gemini-3.1-pro", GeminiChat, "gemini-3.1-pro", 0, false, 0, ""},
-		{"gemini-stream.log", "antigravity", "gemini-3.1-pro", StreamJSON, "gemini-3.1-pro", 0, false, 0, ""},
+		// gemini 0.61 sends gemini-3.1-pro as given: Gemini 3.1 Pro's
+		// price up to 200K prompt tokens, 2 / 0.20 / 12.
+		{realGeminiChat, "antigravity", "gemini-3.1-pro", GeminiChat, "gemini-3.1-pro", mockList(2, 0.20, 12), true, mockList(2, 0.20, 12), CostCatalog},
+		{"gemini-stream.log", "antigravity", "gemini-3.1-pro", StreamJSON, "gemini-3.1-pro", mockList(2, 0.20, 12), true, mockList(2, 0.20, 12), CostCatalog},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			fl := readAll(t, filepath.Join(realDir, tc.file), tc.format)
