@@ -53,9 +53,11 @@ func TestSamples(t *testing.T) {
 			Input: 10 + 10200 + 900, CacheWrite: 10200, Cached: 33000, Output: 520 + 60, Model: "claude-opus-4-8-20261015",
 			ListUSD: (10*5+10200*6.25+33000*0.50+520*25)/1e6 + (900*1+60*5)/1e6, ListPriced: true,
 			CostUSD: 0.1655, Priced: true, CostSource: CostCLI, Source: "stream-json"}},
-		// Gemini: no price in the catalog; thoughts (total - input - output) counted as output.
+		// Gemini: thoughts (total - input - output) counted as output;
+		// Gemini 3.1 Pro within 200K prompt tokens, 2 / 0.20 / 12.
 		{"gemini-stream.jsonl", "antigravity", "gemini-3.1-pro", StreamJSON, Summary{
-			Input: 24939 - 21263, Cached: 21263, Output: 20 + 154, Model: "gemini-3.1-pro", Source: "stream-json"}},
+			Input: 24939 - 21263, Cached: 21263, Output: 20 + 154, Model: "gemini-3.1-pro", Source: "stream-json",
+			CostUSD: 0.0136926, Priced: true, CostSource: CostCatalog, ListUSD: 0.0136926, ListPriced: true}},
 		// Kimi names no model: the dispatch's, unpriced.
 		{"kimi-wire.jsonl", "kimi", "kimi-k2-thinking", KimiWire, Summary{
 			Input: 6100, Cached: 5120, Output: 950, Model: "kimi-k2-thinking", Source: "kimi wire"}},
