@@ -67,18 +67,24 @@ func aloneEnv(t *testing.T, w, h int) *screenEnv {
 }
 
 // drawAlone draws o over an empty screen, as the root would, with the
-// status line it takes (if any) on the last row.
+// status line it takes or the keys it pins (if any) on the last row.
 func drawAlone(e *screenEnv, o overlay) string {
 	rows := make([]string, e.height)
 	for i := range rows {
 		rows[i] = strings.Repeat("·", e.width)
 	}
-	o.Draw(rows)
+	// The status line first, the overlay over it: the root's order.
+	line := ""
 	if s, ok := o.(statusTaker); ok {
-		if l := s.StatusLine(e.width); l != "" {
-			rows[e.statusRow] = l
-		}
+		line = s.StatusLine(e.width)
 	}
+	if h, ok := o.(hinter); ok && line == "" && h.Hint() != "" {
+		line = statusBar{env: e, badge: h.Badge(), hint: h.Hint()}.View()
+	}
+	if line != "" {
+		rows[e.statusRow] = line
+	}
+	o.Draw(rows)
 	out := ansi.Strip(strings.Join(rows, "\n"))
 	for _, l := range strings.Split(out, "\n") {
 		if ansi.StringWidth(l) != e.width {
@@ -125,7 +131,7 @@ func TestPartsAlone(t *testing.T) {
 		{"gate_not_recorded", func(e *screenEnv) overlay {
 			d := newGateDialog(e, "C-003")
 			d.HandleMsg(keyPress("enter"))
-			d.HandleMsg(gateAnsweredMsg{ans: view.GateAnswer{GateID: "C-003"}, err: fmt.Errorf("write user-response-002.md: no space left on device")})
+			d.HandleMsg(gateAnsweredMsg{ans: view.GateAnswer{GateID: "C-003"}, err: fmt.Errorf("write /work/project/.okstra/dev-10860/reports/user-response-feature-analysis-002.md: no space left on device")})
 			return d
 		}},
 		{"overview", func(e *screenEnv) overlay { return newOverview(e, "dispatch-002") }},
@@ -139,7 +145,11 @@ func TestPartsAlone(t *testing.T) {
 			return &confirmOverlay{env: e, kind: confirmEnd, waiting: []string{"⚑ 2 gates are waiting: C-003, report-authoring", "● 1 worker is still running"}}
 		}},
 		{"quit_question", func(e *screenEnv) overlay {
-			return &confirmOverlay{env: e, kind: confirmQuit, text: "gate C-003 is waiting, 1 worker pane is still running — quit anyway? (q/y: quit, any other key: stay)"}
+			return &confirmOverlay{env: e, kind: confirmQuit, text: "gate C-003 is waiting, 1 worker pane is still running — quit anyway?", keys: "q/y: quit, any other key: stay"}
+		}},
+		{"close_running", func(e *screenEnv) overlay {
+			return &confirmOverlay{env: e, kind: confirmClose, paneID: "pane-4", keys: "y: close, any other key: keep",
+				text: "Claude analyser · sonnet (pane-4) is still running: close it? That stops it, and the run records it failed"}
 		}},
 		{"search_prompt", func(e *screenEnv) overlay {
 			p := newSearchPrompt(e, true, "")

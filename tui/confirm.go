@@ -17,7 +17,8 @@ import (
 type confirmOverlay struct {
 	env    *screenEnv
 	kind   confirmKind
-	text   string // the status line's question
+	text   string // the question (quit, close)
+	keys   string // its answers, "y: close, any other key: keep"
 	paneID string // confirmClose: the pane
 	// confirmEnd: what still waits (styled lines), and why e cannot end
 	// the run ("" when it can).
@@ -61,22 +62,64 @@ func (c *confirmOverlay) HandleMsg(msg tea.Msg) action {
 	return actClose{}
 }
 
-func (c *confirmOverlay) Hint() string  { return "" }
-func (c *confirmOverlay) Badge() string { return "CONFIRM" }
-
-// StatusLine is the question on the status line (not for the q dialog).
-func (c *confirmOverlay) StatusLine(w int) string {
-	if c.kind == confirmEnd {
-		return ""
+// Hint pins the answers on the status line while a dialog asks (the q
+// dialog, a question too long for the status line).
+func (c *confirmOverlay) Hint() string {
+	ck := c.env.keys.Confirm
+	switch {
+	case c.kind == confirmEnd && c.noEnd != "":
+		return ck.Detach.Help().Key + ": detach · esc: stay"
+	case c.kind == confirmEnd:
+		return ck.Detach.Help().Key + ": detach · " + ck.EndRun.Help().Key + ": end the run · esc: stay"
+	case !c.onOneLine(c.env.width):
+		return c.keys
 	}
-	return fit(" "+c.env.st.Prompt.Render(ansi.Truncate(c.text, max(w-1, 0), "…")), w)
+	return ""
 }
 
-// Draw draws the q dialog; the other questions are on the status line.
-func (c *confirmOverlay) Draw(rows []string) {
-	if c.kind == confirmEnd {
-		drawBox(rows, c.env.width, c.endBox())
+func (c *confirmOverlay) Badge() string { return "CONFIRM" }
+
+// line is the question with its answers, as the status line says it.
+func (c *confirmOverlay) line() string { return c.text + " (" + c.keys + ")" }
+
+// onOneLine says the question and its answers fit the status line whole
+// (tmux's confirm-before); otherwise a box asks it, wrapped, and the
+// status line pins the answers: neither is ever cut (issue 17, finding 5).
+func (c *confirmOverlay) onOneLine(w int) bool {
+	return c.kind != confirmEnd && 1+ansi.StringWidth(c.line()) <= w
+}
+
+// StatusLine is the question on the status line when it fits there.
+func (c *confirmOverlay) StatusLine(w int) string {
+	if !c.onOneLine(w) {
+		return ""
 	}
+	return fit(" "+c.env.st.Prompt.Render(c.line()), w)
+}
+
+// Draw draws the q dialog, and a question too long for the status line.
+func (c *confirmOverlay) Draw(rows []string) {
+	switch {
+	case c.kind == confirmEnd:
+		drawBox(rows, c.env.width, c.endBox())
+	case !c.onOneLine(c.env.width):
+		drawBox(rows, c.env.width, c.questionBox())
+	}
+}
+
+// questionBox is a quit or close question wrapped in a box, its answers
+// on their own line.
+func (c *confirmOverlay) questionBox() []string {
+	st := c.env.st
+	inner := min(max(c.env.width-4, 10), 64)
+	var lines []string
+	for _, l := range wrapWords(c.text, inner, 0, 0) {
+		lines = append(lines, st.Prompt.Render(fitCut(l, inner)))
+	}
+	for _, l := range wrapWords(c.keys, inner, 0, 0) {
+		lines = append(lines, st.HelpKey.Render(fitCut(l, inner)))
+	}
+	return strings.Split(st.GateBox.Render(strings.Join(lines, "\n")), "\n")
 }
 
 // endBox is the attached screen's q dialog: detach, or end the run?
@@ -94,7 +137,7 @@ func (c *confirmOverlay) endBox() []string {
 	opt := func(keys, desc string) string {
 		return st.HelpKey.Render(keys+blank(keyW-ansi.StringWidth(keys))) + " " + desc
 	}
-	lines = append(lines, opt(ck.Detach.Help().Key, "detach: the run goes on, cockpit attach comes back"))
+	lines = append(lines, opt(ck.Detach.Help().Key, "detach: the run goes on; cockpit attach returns"))
 	if c.noEnd != "" {
 		lines = append(lines, opt(ck.EndRun.Help().Key, st.Hint.Render("end the run: "+c.noEnd)))
 	} else {

@@ -428,7 +428,9 @@ func (d *gateDialog) box() []string {
 	foot = append(foot, st.Hint.Render(noteLabel)+d.note.View())
 	foot = append(foot, d.sends(g))
 	if d.err != "" {
-		foot = append(foot, wrap(st.HeaderErr.Render(d.err), 0)...)
+		// A path wider than the box is broken, not cut: it names the file
+		// to fix.
+		foot = append(foot, hint(st.HeaderErr.Render, wrapBreak(d.err, inner))...)
 	}
 	kind := "note"
 	if g.Kind == state.GateReportAuthoring {

@@ -315,7 +315,7 @@ func (a *App) askQuit() tea.Cmd {
 	if len(what) == 0 {
 		return a.cmdQuit()
 	}
-	return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: strings.Join(what, ", ") + " — quit anyway? (q/y: quit, any other key: stay)"})
+	return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: strings.Join(what, ", ") + " — quit anyway?", keys: "q/y: quit, any other key: stay"})
 }
 
 // gatesWaiting names the waiting gates ("gate C-003 is waiting", "3 gates
@@ -359,7 +359,7 @@ func (a *App) askClose() tea.Cmd {
 				text += ", and the run records it failed"
 			}
 		}
-		return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmClose, paneID: pv.id, text: text + " (y: close, any other key: keep)"})
+		return a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmClose, paneID: pv.id, text: text, keys: "y: close, any other key: keep"})
 	}
 	return nil
 }

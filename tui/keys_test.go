@@ -751,14 +751,26 @@ func TestTypedTextReachesThePaneWhole(t *testing.T) {
 // TestCloseRunningWorker (issue 17, finding 15): x on a worker whose
 // dispatch still runs says so, and that the run records it failed.
 func TestCloseRunningWorker(t *testing.T) {
-	a := dryApp(t, 120, 30, 1)
-	run(a, view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute})})
-	keys(a, "l", "x")
-	c := confirmOf(a)
-	if c == nil || c.text != "worker-pane-2 (pane-2) is still running: close it? That stops it, and the run records it failed (y: close, any other key: keep)" {
-		t.Fatalf("x on a running worker asks %+v", c)
-	}
-	if s := ansi.Strip(a.statusLine()); !strings.HasPrefix(s, " worker-pane-2 (pane-2) is still running") {
-		t.Fatalf("the status line: %q", s)
+	const question = "worker-pane-2 (pane-2) is still running: close it? That stops it, and the run records it failed"
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {120, 30}, {160, 48}} {
+		a := dryApp(t, sz[0], sz[1], 1)
+		run(a, view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "codex-analyser-1", status: "in-progress", ago: time.Minute})})
+		keys(a, "l", "x")
+		c := confirmOf(a)
+		if c == nil || c.line() != question+" (y: close, any other key: keep)" {
+			t.Fatalf("%v: x on a running worker asks %+v", sz, c)
+		}
+		// The question and its answers are never cut (finding 5): on the
+		// status line when they fit, else in a box, the answers pinned.
+		scr := ansi.Strip(a.View().Content)
+		status := ansi.Strip(a.statusLine())
+		flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(scr)), " ")
+		if !strings.Contains(flat, question) || !strings.Contains(status, "y: close, any other key: keep") || strings.Contains(status, "…") {
+			t.Errorf("%v: the question is cut:\n%s", sz, scr)
+		}
+		keys(a, "n")
+		if confirmOf(a) != nil || len(a.ops) != 0 {
+			t.Errorf("%v: n did not keep the pane: ops %v", sz, a.ops)
+		}
 	}
 }

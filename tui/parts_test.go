@@ -208,7 +208,7 @@ func TestStatusLineGolden(t *testing.T) {
 		a.width = 40
 		line("narrow 40")
 		a.width = 110
-		a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: "2 worker panes are still running — quit anyway? (q/y: quit, any other key: stay)"})
+		a.push(&confirmOverlay{env: &a.screenEnv, kind: confirmQuit, text: "2 worker panes are still running — quit anyway?", keys: "q/y: quit, any other key: stay"})
 		line("confirm quit")
 		a.width = 60
 		line("confirm narrow")

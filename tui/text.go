@@ -32,6 +32,20 @@ func wrapWords(s string, width, first, rest int) []string {
 	return append(lines, cur)
 }
 
+// wrapBreak wraps plain text s at spaces to width cells, and breaks a
+// word wider than a line (a path) across lines instead of cutting it.
+func wrapBreak(s string, width int) []string {
+	var out []string
+	for _, l := range wrapWords(s, width, 0, 0) {
+		for ansi.StringWidth(l) > width {
+			out = append(out, ansi.Cut(l, 0, width))
+			l = ansi.Cut(l, width, ansi.StringWidth(l))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // wrapItems joins items with " · " into lines of at most width cells,
 // breaking only between items; an item wider than a line is cut with ….
 func wrapItems(items []string, width int) []string {
