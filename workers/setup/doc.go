@@ -7,7 +7,11 @@
 //
 // A Session holds the answers and refuses the ones okstra would, word for
 // word where okstra has a message (an executor outside the roster, one
-// worker id on two models). Run and RunAnswers drive a session from a JSON
+// worker id on two models). The answers' shape is
+// assets/schemas/wizard-answers.schema.json, validated with the JSON Schema
+// library (schema.go): an answers file whole, each answer of the form
+// against its member's part; the checks by hand are what a schema cannot
+// say (the catalog, roles, the project's tasks, the roster). Run and RunAnswers drive a session from a JSON
 // file of answers (--answers); tui/wizard drives the same session from its
 // form, so both give the same outcome and the same refusals. Render prints
 // an outcome as a summary or as JSON.

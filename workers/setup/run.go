@@ -1,12 +1,10 @@
 package setup
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/okstra/cockpit/state"
@@ -116,33 +114,17 @@ func RunAnswers(opts Options, name string, data []byte) (*Outcome, error) {
 }
 
 func (s *Session) runAnswers(name string, data []byte) (*Outcome, error) {
+	// The shape is the schema's (assets/schemas/wizard-answers.schema.json):
+	// exact member names, JSON types, the forms of keys, roles and counts,
+	// the choices; what follows is what a schema cannot say.
+	if err := s.checkFile(name, data); err != nil {
+		return nil, err
+	}
 	var present map[string]json.RawMessage
 	if err := json.Unmarshal(data, &present); err != nil {
 		return nil, &state.Error{File: name, Msg: fmt.Sprintf("is not a JSON object of answers (%v)", err)}
 	}
-	// encoding/json matches member names without regard to case; an
-	// answers file is held to the exact names.
-	var unknown []string
-	for k := range present {
-		if _, ok := answersKeys[k]; !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, &state.Error{File: name, Field: unknown[0], Msg: "is not an answer the wizard knows; see docs/WIZARD.md for the members"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s.A); err != nil {
-		msg := err.Error()
-		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			return nil, &state.Error{File: name, Field: strings.Trim(f, `"`), Msg: "is not an answer the wizard knows; see docs/WIZARD.md for the members"}
-		}
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			return nil, &state.Error{File: name, Field: typ.Field, Msg: fmt.Sprintf("is a JSON %s; expected %s", typ.Value, typ.Type.String())}
-		}
+	if err := json.Unmarshal(data, &s.A); err != nil {
 		return nil, &state.Error{File: name, Msg: fmt.Sprintf("is not a JSON object of answers (%v)", err)}
 	}
 	for k := range present {

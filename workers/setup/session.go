@@ -301,9 +301,6 @@ func (s *Session) Apply(id StepID) error {
 	return nil
 }
 
-// validKey reports whether s is a task key: a letter or digit, then up to
-// 127 letters, digits, '.', '_' or '-'. (A regexp with {0,127} compiles into
-
 // MarkAnswered records that the user answered step, even if Apply then
 // refuses the answer: showing the step again keeps it instead of putting the
 // default back.

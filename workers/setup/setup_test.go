@@ -175,12 +175,12 @@ func TestAnswersRefusals(t *testing.T) {
 		// Issue 17 item 9: a related task that does not exist is refused.
 		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["ops-7", "dev-99999"]}}`, `a.json: relatedTasks.tasks: "dev-99999" is no task of this project (no .okstra/tasks/dev-99999); name an existing task, or choose no related tasks`},
 		{"en", `{"taskKey": "x", "workers": ["codex", "gpt"]}`, `a.json: workers: "gpt" is not a provider; known: antigravity, claude, codex, grok, kimi, sim`},
-		{"en", `{"taskKey": "x", "roleModels": ["codex/gpt-6-astra"]}`, `a.json: roleModels: "codex/gpt-6-astra" is not role=provider/model`},
+		{"en", `{"taskKey": "x", "roleModels": ["codex/gpt-6-astra"]}`, `a.json: roleModels[0]: "codex/gpt-6-astra" is not role=provider/model`},
 		{"en", `{"taskKey": "x", "roleModels": ["boss=codex/gpt-6-astra"]}`, `a.json: roleModels: "boss" is not a role; known: leader, analyser,`},
 		{"en", `{"taskKey": "x", "roleModels": ["analyser=codex/gpt-6-sol"]}`, `a.json: roleModels: "gpt-6-sol" is not a selectable model of codex; choose one of gpt-6.1-sol, gpt-6-astra, gpt-6-luna`},
 		{"en", `{"taskKey": "x", "roleModels": ["analyser=codex/gpt-6-astra", "analyser=codex/gpt-6-luna"]}`, `a.json: roleModels: gives analyser on codex twice`},
-		{"en", `{"taskKey": "x", "roleCounts": ["analyser=0"]}`, `a.json: roleCounts: "0" is not a number from 1 to 16`},
-		{"en", `{"taskKey": "x", "roleCounts": ["analyser"]}`, `a.json: roleCounts: "analyser" is not role=N`},
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser=0"]}`, `a.json: roleCounts[0]: "0" is not a number from 1 to 16`},
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser"]}`, `a.json: roleCounts[0]: "analyser" is not role=N`},
 		{"en", `{"taskKey": "x", "roleCounts": ["analyser=2", "analyser=3"]}`, `a.json: roleCounts: gives analyser twice`},
 		{"en", `{"taskKey": "x", "leadModel": "opus"}`, `a.json: leadModel: is opus but there is no lead provider`},
 		{"en", `{"taskKey": "x", "leadProvider": "claude", "leadModel": "gpt-6-astra"}`, `a.json: leadModel: "gpt-6-astra" is not a selectable model of claude; choose one of opus, sonnet`},
@@ -191,6 +191,15 @@ func TestAnswersRefusals(t *testing.T) {
 		{"en", `{"taskKey": "x", "tasktype": "implementation"}`, `a.json: tasktype: is not an answer the wizard knows`},
 		{"en", `{"taskKey": 7}`, `a.json: taskKey: is a JSON number; expected string`},
 		{"en", `[1]`, `a.json: is not a JSON object of answers`},
+		// Issue 20: the shape is the schema's, the JSON path exact.
+		{"en", `{"taskKey": "x", "roleCounts": ["analyser=2", "critic=17"]}`, `a.json: roleCounts[1]: "17" is not a number from 1 to 16; leave it empty for the phase default`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "tasks": ["ops-7", 3]}}`, `a.json: relatedTasks.tasks[1]: is a JSON number; expected string`},
+		{"en", `{"taskKey": "x", "relatedTasks": {"mode": "input", "task": ["ops-7"]}}`, `a.json: relatedTasks.task: is not an answer the wizard knows; see docs/WIZARD.md for the members`},
+		{"en", `{"taskKey": "x", "reportLanguage": 5}`, `a.json: reportLanguage: is a JSON number; expected string`},
+		{"en", `{"taskKey": "x", "workers": "codex"}`, `a.json: workers: is a JSON string; expected array`},
+		{"en", `{"taskKey": "x", "TaskType": "implementation"}`, `a.json: TaskType: is not an answer the wizard knows`},
+		{"en", `{"taskKey": "x",}`, `a.json: is not a JSON object of answers (`},
+		{"ko", `{"taskKey": "x", "roleCounts": ["analyser"]}`, `a.json: roleCounts[0]: "analyser" 는`},
 	}
 	for _, c := range cases {
 		_, err := RunAnswers(testOptions(c.lang), "a.json", []byte(c.body))

@@ -102,7 +102,7 @@ func LoadTasks(projectRoot string) ([]Task, []string) {
 	// its key is suggested and may be named as related.
 	dirs, _ := os.ReadDir(filepath.Join(projectRoot, ".okstra", "tasks"))
 	for _, d := range dirs {
-		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || !validKey(d.Name()) {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || !IsTaskKey(d.Name()) {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(projectRoot, ".okstra", "tasks", d.Name(), "task-manifest.json")); err == nil {

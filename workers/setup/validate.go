@@ -11,145 +11,168 @@ import (
 	"github.com/okstra/cockpit/workers"
 )
 
-// 127 copies of its class at every program start.)
-func validKey(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
-			return false
-		}
-	}
-	return true
+// stepChecks hold an answer to what the wizard accepts, by step. Each
+// normalises the answer (trimmed text, canonical roles, model ids), holds
+// it to its member's schema (checkMember: the shape) and then checks what
+// a schema cannot say: the catalog, the roles, the project's tasks.
+var stepChecks = map[StepID]func(*Session, StepID) error{
+	StepTaskKey:        (*Session).checkTaskKey,
+	StepTaskGroup:      (*Session).checkTaskGroup,
+	StepTaskType:       (*Session).checkTaskType,
+	StepRelatedTasks:   (*Session).checkRelatedMode,
+	StepRelatedInput:   (*Session).checkRelatedInput,
+	StepDirective:      (*Session).checkDirective,
+	StepWorkers:        (*Session).checkWorkers,
+	StepRoleModels:     (*Session).validateRoleModels,
+	StepRoleCount:      (*Session).validateRoleCounts,
+	StepLeadProvider:   (*Session).checkLeadProvider,
+	StepLeadModel:      (*Session).checkLeadModel,
+	StepExecutor:       (*Session).validateExecutor,
+	StepExecutorModel:  (*Session).validateExecutorModel,
+	StepReportLanguage: (*Session).checkReportLanguage,
+	StepSaveDefaults:   (*Session).checkSaveDefaults,
 }
 
 func (s *Session) validate(id StepID) error {
-	a := &s.A
-	switch id {
-	case StepTaskKey:
-		a.TaskKey = strings.TrimSpace(a.TaskKey)
-		if a.TaskKey == "" {
-			return s.fail(id, "task_key_empty")
-		}
-		if !validKey(a.TaskKey) {
-			return s.fail(id, "task_key_syntax", "value", a.TaskKey)
-		}
-	case StepTaskGroup:
-		a.TaskGroup = strings.TrimSpace(a.TaskGroup)
-		if a.TaskGroup != "" && !validKey(a.TaskGroup) {
-			return s.fail(id, "group_syntax", "value", a.TaskGroup)
-		}
-	case StepTaskType:
-		a.TaskType = strings.TrimSpace(a.TaskType)
-		if !IsTaskType(a.TaskType) {
-			return s.fail(id, "task_type_unknown", "value", a.TaskType, "list", strings.Join(TaskTypes, ", "))
-		}
-	case StepRelatedTasks:
-		if a.RelatedTasks == nil || a.RelatedTasks.Mode == "" {
-			a.RelatedTasks = &RelatedTasks{Mode: RelatedNone}
-		}
-		switch a.RelatedTasks.Mode {
-		case RelatedNone:
-			a.RelatedTasks.Tasks = nil
-		case RelatedGroup:
-			sib := s.Siblings()
-			if len(sib) == 0 {
-				g := a.TaskGroup
-				if g == "" {
-					g = "\"\""
-				}
-				return s.fail(id, "related_no_group", "group", g)
-			}
-			a.RelatedTasks.Tasks = sib
-		case RelatedInput:
-		default:
-			return s.fail(id, "related_mode", "value", a.RelatedTasks.Mode)
-		}
-	case StepRelatedInput:
-		var keys []string
-		for _, t := range a.RelatedTasks.Tasks {
-			for _, k := range SplitTaskKeys(t) {
-				if !validKey(k) {
-					return s.fail(id, "task_key_syntax", "value", k)
-				}
-				if k == a.TaskKey {
-					return s.fail(id, "related_self", "value", k)
-				}
-				if !HasTask(s.Tasks, k) {
-					return s.fail(id, "related_unknown", "value", k)
-				}
-				if !slices.Contains(keys, k) {
-					keys = append(keys, k)
-				}
-			}
-		}
-		if len(keys) == 0 {
-			return s.fail(id, "related_empty")
-		}
-		a.RelatedTasks.Tasks = keys
-	case StepDirective:
-		a.Directive = strings.TrimSpace(a.Directive)
-	case StepWorkers:
-		known := s.providerIDs()
-		var ws []string
-		for _, w := range a.Workers {
-			w = strings.ToLower(strings.TrimSpace(w))
-			if !slices.Contains(known, w) {
-				return s.fail(id, "provider_unknown", "value", w, "list", strings.Join(known, ", "))
-			}
-			if !slices.Contains(ws, w) {
-				ws = append(ws, w)
-			}
-		}
-		// The catalog's order, so the form and a file give the same --workers.
-		sort.SliceStable(ws, func(i, j int) bool { return slices.Index(known, ws[i]) < slices.Index(known, ws[j]) })
-		if ws == nil {
-			ws = []string{}
-		}
-		a.Workers = ws
-	case StepRoleModels:
-		return s.validateRoleModels(id)
-	case StepRoleCount:
-		return s.validateRoleCounts(id)
-	case StepLeadProvider:
-		a.LeadProvider = strings.ToLower(strings.TrimSpace(a.LeadProvider))
-		if a.LeadProvider == "" {
-			if a.LeadModel != "" && s.set[StepLeadModel] {
-				return &StepError{Step: StepLeadModel, Msg: s.Texts.T("errors.lead_model_without_provider", "value", a.LeadModel)}
-			}
-			a.LeadModel = ""
-			return nil
-		}
-		if !s.providerSupports(a.LeadProvider, "leader") {
-			return s.fail(id, "provider_unknown", "value", a.LeadProvider, "list", strings.Join(ids(s.ProvidersFor("leader")), ", "))
-		}
-	case StepLeadModel:
-		m, err := s.selectableModel(id, a.LeadProvider, strings.TrimSpace(a.LeadModel))
-		if err != nil {
-			return err
-		}
-		a.LeadModel = m
-	case StepExecutor:
-		return s.validateExecutor(id)
-	case StepExecutorModel:
-		return s.validateExecutorModel(id)
-	case StepReportLanguage:
-		a.ReportLanguage = strings.ToLower(strings.TrimSpace(a.ReportLanguage))
-		if a.ReportLanguage != "" && !slices.Contains(Languages, a.ReportLanguage) {
-			return s.fail(id, "report_language", "value", a.ReportLanguage)
-		}
-	case StepSaveDefaults:
-		if a.SaveDefaults == "" {
-			a.SaveDefaults = "none"
-		}
-		if !slices.Contains([]string{"none", "project", "global"}, a.SaveDefaults) {
-			return s.fail(id, "save_defaults", "value", a.SaveDefaults)
-		}
+	if check := stepChecks[id]; check != nil {
+		return check(s, id)
 	}
 	return nil
+}
+
+// IsTaskKey reports whether k is a task key, as the answers schema says
+// ($defs/taskKey).
+func IsTaskKey(k string) bool {
+	sch, err := schemaAt("/$defs/taskKey")
+	return err == nil && sch.Validate(k) == nil
+}
+
+func (s *Session) checkTaskKey(id StepID) error {
+	s.A.TaskKey = strings.TrimSpace(s.A.TaskKey)
+	return s.checkMember(id, "/properties/taskKey", s.A.TaskKey)
+}
+
+func (s *Session) checkTaskGroup(id StepID) error {
+	s.A.TaskGroup = strings.TrimSpace(s.A.TaskGroup)
+	return s.checkMember(id, "/properties/taskGroup", s.A.TaskGroup)
+}
+
+func (s *Session) checkTaskType(id StepID) error {
+	s.A.TaskType = strings.TrimSpace(s.A.TaskType)
+	return s.checkMember(id, "/properties/taskType", s.A.TaskType)
+}
+
+func (s *Session) checkRelatedMode(id StepID) error {
+	a := &s.A
+	if a.RelatedTasks == nil || a.RelatedTasks.Mode == "" {
+		a.RelatedTasks = &RelatedTasks{Mode: RelatedNone}
+	}
+	if err := s.checkMember(id, "/properties/relatedTasks/properties/mode", a.RelatedTasks.Mode); err != nil {
+		return err
+	}
+	switch a.RelatedTasks.Mode {
+	case RelatedNone:
+		a.RelatedTasks.Tasks = nil
+	case RelatedGroup:
+		sib := s.Siblings()
+		if len(sib) == 0 {
+			g := a.TaskGroup
+			if g == "" {
+				g = "\"\""
+			}
+			return s.fail(id, "related_no_group", "group", g)
+		}
+		a.RelatedTasks.Tasks = sib
+	}
+	return nil
+}
+
+// checkRelatedInput: each typed string may hold several keys; each is a
+// task key (the schema's), not this task, and a task of the project.
+func (s *Session) checkRelatedInput(id StepID) error {
+	var keys []string
+	for _, t := range s.A.RelatedTasks.Tasks {
+		for _, k := range SplitTaskKeys(t) {
+			if err := s.checkMember(id, "/$defs/taskKey", k); err != nil {
+				return err
+			}
+			if k == s.A.TaskKey {
+				return s.fail(id, "related_self", "value", k)
+			}
+			if !HasTask(s.Tasks, k) {
+				return s.fail(id, "related_unknown", "value", k)
+			}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return s.fail(id, "related_empty")
+	}
+	s.A.RelatedTasks.Tasks = keys
+	return nil
+}
+
+func (s *Session) checkDirective(StepID) error {
+	s.A.Directive = strings.TrimSpace(s.A.Directive)
+	return nil
+}
+
+// checkWorkers: providers of the catalog, each once, in the catalog's
+// order, so the form and a file give the same --workers.
+func (s *Session) checkWorkers(id StepID) error {
+	known := s.providerIDs()
+	ws := []string{}
+	for _, w := range s.A.Workers {
+		w = strings.ToLower(strings.TrimSpace(w))
+		if !slices.Contains(known, w) {
+			return s.fail(id, "provider_unknown", "value", w, "list", strings.Join(known, ", "))
+		}
+		if !slices.Contains(ws, w) {
+			ws = append(ws, w)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return slices.Index(known, ws[i]) < slices.Index(known, ws[j]) })
+	s.A.Workers = ws
+	return nil
+}
+
+func (s *Session) checkLeadProvider(id StepID) error {
+	a := &s.A
+	a.LeadProvider = strings.ToLower(strings.TrimSpace(a.LeadProvider))
+	if a.LeadProvider == "" {
+		if a.LeadModel != "" && s.set[StepLeadModel] {
+			return &StepError{Step: StepLeadModel, Msg: s.Texts.T("errors.lead_model_without_provider", "value", a.LeadModel)}
+		}
+		a.LeadModel = ""
+		return nil
+	}
+	if !s.providerSupports(a.LeadProvider, "leader") {
+		return s.fail(id, "provider_unknown", "value", a.LeadProvider, "list", strings.Join(ids(s.ProvidersFor("leader")), ", "))
+	}
+	return nil
+}
+
+func (s *Session) checkLeadModel(id StepID) error {
+	m, err := s.selectableModel(id, s.A.LeadProvider, strings.TrimSpace(s.A.LeadModel))
+	if err != nil {
+		return err
+	}
+	s.A.LeadModel = m
+	return nil
+}
+
+func (s *Session) checkReportLanguage(id StepID) error {
+	s.A.ReportLanguage = strings.ToLower(strings.TrimSpace(s.A.ReportLanguage))
+	return s.checkMember(id, "/properties/reportLanguage", s.A.ReportLanguage)
+}
+
+func (s *Session) checkSaveDefaults(id StepID) error {
+	if s.A.SaveDefaults == "" {
+		s.A.SaveDefaults = "none"
+	}
+	return s.checkMember(id, "/properties/saveDefaults", s.A.SaveDefaults)
 }
 
 // SplitTaskKeys splits typed related tasks on commas and white space.
@@ -201,10 +224,11 @@ func (s *Session) validateRoleModels(id StepID) error {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range s.A.RoleModels {
-		r, p, m, ok := splitRoleModel(strings.TrimSpace(v))
-		if !ok {
-			return s.fail(id, "role_model_syntax", "value", v)
+		v = strings.TrimSpace(v)
+		if err := s.checkMember(id, "/properties/roleModels/items", v); err != nil {
+			return err
 		}
+		r, p, m, _ := splitRoleModel(v)
 		role, err := state.NormalizeRole(r)
 		if err != nil {
 			return s.fail(id, "role_unknown", "value", r, "list", strings.Join(state.CanonicalRoles, ", "))
@@ -234,18 +258,16 @@ func (s *Session) validateRoleCounts(id StepID) error {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range s.A.RoleCounts {
-		r, n, ok := strings.Cut(strings.TrimSpace(v), "=")
-		if !ok || r == "" {
-			return s.fail(id, "role_count_syntax", "value", v)
+		v = strings.TrimSpace(v)
+		if err := s.checkMember(id, "/properties/roleCounts/items", v); err != nil {
+			return err
 		}
+		r, n, _ := strings.Cut(v, "=")
 		role, err := state.NormalizeRole(r)
 		if err != nil {
 			return s.fail(id, "role_unknown", "value", r, "list", strings.Join(state.CanonicalRoles, ", "))
 		}
-		k, err := strconv.Atoi(strings.TrimSpace(n))
-		if err != nil || k < 1 || k > 16 {
-			return s.fail(id, "count_syntax", "value", n)
-		}
+		k, _ := strconv.Atoi(strings.TrimSpace(n)) // 1 to 16: the schema's
 		if seen[role] {
 			return s.fail(id, "role_count_twice", "role", role)
 		}
