@@ -318,7 +318,9 @@ func TestServeListedAndStopped(t *testing.T) {
 		}
 	}
 	// Without a terminal, attach to a chosen engine says it needs one.
-	for _, args := range [][]string{{"--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET=")}, {names[rootA]}} {
+	// (By the socket, the name, or the engine's pid, as tmux -t takes a
+	// session's id.)
+	for _, args := range [][]string{{"--socket", strings.TrimPrefix(envA[0], "COCKPIT_SOCKET=")}, {names[rootA]}, {fmt.Sprint(a.cmd.Process.Pid)}, {"-t", fmt.Sprint(b.cmd.Process.Pid)}} {
 		if r := cockpit(t, rootA, regEnv, append([]string{"attach"}, args...)...); r.code != 1 || !strings.Contains(r.stderr, "cockpit attach: the screen needs a terminal on stdin and stdout") {
 			t.Fatalf("attach %v without a terminal: %d %s", args, r.code, r.stderr)
 		}

@@ -99,3 +99,45 @@ func TestDemoEndsUnwatched(t *testing.T) {
 		os.RemoveAll(dir)
 	}
 }
+
+// TestReadmeStartsWithTheDemo (issue 17 item 20): the README's first block
+// is its two commands, the demo first, and what it says the demo does
+// holds: the slow worker works about a minute, an unwatched demo ends a
+// minute after its last screen, and the first build's silence is said.
+func TestReadmeStartsWithTheDemo(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	_, rest, ok := strings.Cut(readme, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 || strings.Index(readme, "```") != strings.Index(readme, "```sh\n") {
+		t.Fatalf("README.md has no first sh block:\n%s", readme)
+	}
+	var cmds []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(l, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if len(cmds) != 2 || cmds[0] != "go run ./cmd/cockpit demo" || cmds[1] != "go test ./..." {
+		t.Fatalf("README.md's first commands are %q, want go run ./cmd/cockpit demo, then go test ./...", cmds)
+	}
+	flat := strings.Join(strings.Fields(readme), " ")
+	for _, c := range []struct {
+		says  string
+		holds bool
+	}{
+		{"The first `go run` compiles the cockpit and its dependencies before it prints anything", true},
+		{"The demo opens in navigation: `?` lists the keys", true},
+		{"works for about a minute", demo.SlowWork == time.Minute},
+		{"a demo nobody watches ends itself a minute after its last screen goes, and removes its files", demoGrace == time.Minute},
+		{"`ctrl+b d` detaches (the line it prints says how to come back and how to end the run)", true},
+	} {
+		if !strings.Contains(flat, c.says) {
+			t.Errorf("README.md no longer says %q", c.says)
+		} else if !c.holds {
+			t.Errorf("README.md says %q, which the demo no longer does (demo.SlowWork %s, demoGrace %s)", c.says, demo.SlowWork, demoGrace)
+		}
+	}
+}
