@@ -128,6 +128,19 @@ func TestPartsAlone(t *testing.T) {
 			d.HandleMsg(keyPress("enter"))
 			return d
 		}},
+		{"gate_authoring_deny", func(e *screenEnv) overlay {
+			// The trial's keys (finding 1): enter refused, a typed d is
+			// text, down chooses deny; the dialog says what enter sends.
+			d := newGateDialog(e, "report-authoring")
+			d.HandleMsg(keyPress("enter"))
+			d.HandleMsg(keyPress("d"))
+			d.HandleMsg(keyPress("backspace"))
+			d.HandleMsg(keyPress("down"))
+			for _, r := range "the writer must retry first" {
+				d.HandleMsg(keyPress(strings.ReplaceAll(string(r), " ", "space")))
+			}
+			return d
+		}},
 		{"gate_not_recorded", func(e *screenEnv) overlay {
 			d := newGateDialog(e, "C-003")
 			d.HandleMsg(keyPress("enter"))

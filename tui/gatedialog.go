@@ -426,7 +426,15 @@ func (d *gateDialog) box() []string {
 	d.note.SetWidth(max(inner-ansi.StringWidth(noteLabel)-1, 1))
 	var foot []string
 	foot = append(foot, st.Hint.Render(noteLabel)+d.note.View())
-	foot = append(foot, d.sends(g))
+	sends := d.sends(g)
+	foot = append(foot, sends)
+	// What enter sends is wrapped, not cut, when the dialog has the rows
+	// (finding 1: exactly what will be sent, before it is sent); a
+	// dialog taller than the terminal keeps it on one line.
+	var sendsWrapped []string
+	if ansi.StringWidth(sends) > inner {
+		sendsWrapped = wrapBreak(ansi.Strip(sends), inner)
+	}
 	if d.err != "" {
 		// A path wider than the box is broken, not cut: it names the file
 		// to fix.
@@ -471,6 +479,9 @@ func (d *gateDialog) box() []string {
 	rowChoice := map[int]int{} // content row → choice
 	if fixed+len(body)+2 <= env.height {
 		d.scrolls, d.top = false, 0
+		if extra := len(sendsWrapped) - 1; extra > 0 && fixed+extra+len(body)+2 <= env.height {
+			foot = append(append(foot[:1:1], sendsWrapped...), foot[2:]...)
+		}
 		lines = append(lines, titleLine)
 		lines = append(lines, intro...)
 		for k, l := range body {

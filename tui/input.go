@@ -64,6 +64,10 @@ func (a *App) onPrefixKey(msg tea.KeyPressMsg) tea.Cmd {
 		if pv == nil || pv.log != nil || a.deadInput(pv) {
 			return nil
 		}
+		if pv.lead && a.scriptedLead {
+			a.say("the lead is a script: nothing to type there; ? lists the keys")
+			return nil
+		}
 		a.closeOverlays()
 		if a.mode == modeScroll {
 			a.leaveScroll()

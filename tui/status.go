@@ -136,15 +136,21 @@ func (a *App) hint() string {
 	case modeScroll:
 		return a.scrollHint()
 	}
+	// On a scripted lead (the demo's) there is nothing to type: the way
+	// to the workers instead (finding 4: the keys said are true).
+	enter := "enter: type"
+	if pv := a.focused(); pv != nil && pv.lead && a.scriptedLead {
+		enter = "tab: next pane"
+	}
 	switch {
 	case a.readOnly && a.attached:
 		return "?: help · w: overview · d: detach"
 	case a.readOnly:
 		return "?: help · w: overview"
 	case a.attached:
-		return "?: help · enter: type · w: overview · d: detach · q: detach or end"
+		return "?: help · " + enter + " · w: overview · d: detach · q: detach or end"
 	}
-	return "?: help · enter: type · w: overview · q: quit"
+	return "?: help · " + enter + " · w: overview · q: quit"
 }
 
 // tabStrip lists the panes when only the focused one fits: number,

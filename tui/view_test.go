@@ -100,18 +100,24 @@ func TestInputModeGolden(t *testing.T) {
 	golden.RequireEqual(t, screen(hs))
 }
 
+// TestScrollGolden: scroll mode, its tag as tmux's copy mode says it
+// ([lines above the bottom/history], finding 19), its keys pinned.
 func TestScrollGolden(t *testing.T) {
-	hs := newHarness(t, 80, 24)
-	hs.open("lead", true, "static", "LEAD")
-	id := hs.open("codex-analyser-1", false, "history", "200")
-	hs.waitFor("the history", func() bool {
-		pv := hs.app.byID[id]
-		return pv.snap.ScrollbackLen > 150
-	})
-	hs.waitDrawn()
-	hs.key("l", "[", "pgup", "k", "k")
-	hs.waitFor("the scrolled view", func() bool { return hs.app.scroll.valid && hs.app.scroll.fetched == hs.app.scroll.back })
-	golden.RequireEqual(t, screen(hs))
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			hs := newHarness(t, size[0], size[1])
+			hs.open("lead", true, "static", "LEAD")
+			id := hs.open("codex-analyser-1", false, "history", "200")
+			hs.waitFor("the history", func() bool {
+				pv := hs.app.byID[id]
+				return pv.snap.ScrollbackLen > 150
+			})
+			hs.waitDrawn()
+			hs.key("l", "[", "pgup", "k", "k")
+			hs.waitFor("the scrolled view", func() bool { return hs.app.scroll.valid && hs.app.scroll.fetched == hs.app.scroll.back })
+			golden.RequireEqual(t, screen(hs))
+		})
+	}
 }
 
 func TestHelpGolden(t *testing.T) {
