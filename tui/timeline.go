@@ -21,7 +21,7 @@ func (p timelinePanel) Draw(rows []string, r rect) {
 	a := p.env
 	entries := a.run.Timeline
 	title := "─ timeline"
-	if n := len(entries); n > 0 {
+	if n := max(len(entries), a.run.TimelineTotal); n > 0 { // the engine keeps the newest of a long ledger
 		title += " (" + strconv.Itoa(n) + ")"
 	}
 	title += " "

@@ -23,8 +23,12 @@ type RunView struct {
 	// dispatch command (same dispatchKind and dispatchedAt as the last one).
 	Batch     Counts
 	BatchKind state.DispatchKind
-	// Timeline holds the ledger's PROGRESS lines, oldest first.
+	// Timeline holds the ledger's PROGRESS lines, oldest first: the newest
+	// of them when the ledger holds more than the engine keeps.
 	Timeline []TimelineEntry
+	// TimelineTotal is how many checkpoints the ledger holds (0: as many
+	// as Timeline).
+	TimelineTotal int
 	// Next is the task's next-phase pointer, when the run names a task
 	// manifest that has one.
 	Next *state.NextPhase
