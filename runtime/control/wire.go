@@ -97,8 +97,10 @@ func viewDiff(a, b view.RunView) []EventMessage {
 			Status: d.Status, Reason: d.Reason, Pending: b.Batch.Pending, Done: b.Batch.Done,
 		}))
 	}
-	if len(b.Timeline) > len(a.Timeline) {
-		for _, t := range b.Timeline[len(a.Timeline):] {
+	// The checkpoints appended since a: the view keeps only the newest of
+	// a long ledger, so they are counted by the ledger's total.
+	if added := timelineTotal(b) - timelineTotal(a); added > 0 {
+		for _, t := range b.Timeline[len(b.Timeline)-min(added, len(b.Timeline)):] {
 			out = append(out, msg(EventCheckpoint, CheckpointEvent{At: state.Timestamp(t.At), ProgressLine: t.Line}))
 		}
 	}
@@ -121,6 +123,9 @@ func viewDiff(a, b view.RunView) []EventMessage {
 	}
 	return out
 }
+
+// timelineTotal is how many checkpoints v's ledger holds.
+func timelineTotal(v view.RunView) int { return max(v.TimelineTotal, len(v.Timeline)) }
 
 // usageDiff is a usage event for each worker whose usage changed, in
 // dispatch id order; costs rounded to a millionth of a dollar.

@@ -74,3 +74,29 @@ func TestWireHandlesEveryEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointEventsOfAKeptTimeline: the view keeps only the newest
+// checkpoints of a long ledger, so its length stays the same as lines
+// arrive; the checkpoints appended are counted by the ledger's total and
+// each becomes one event (before, a timeline at its cap emitted none).
+func TestCheckpointEventsOfAKeptTimeline(t *testing.T) {
+	entries := func(from, n int) []view.TimelineEntry {
+		var out []view.TimelineEntry
+		for i := range n {
+			out = append(out, view.TimelineEntry{Line: "PROGRESS: phase-5-poll i=" + string(rune('a'+from+i))})
+		}
+		return out
+	}
+	var w Wire
+	w.Next(view.ViewUpdated{View: view.RunView{Timeline: entries(0, 3), TimelineTotal: 10}})
+	msgs := w.Next(view.ViewUpdated{View: view.RunView{Timeline: entries(2, 3), TimelineTotal: 12}})
+	if len(msgs) != 2 || EventLine(msgs[0]) != "checkpoint progressLine=PROGRESS: phase-5-poll i=d" || EventLine(msgs[1]) != "checkpoint progressLine=PROGRESS: phase-5-poll i=e" {
+		t.Fatalf("events = %v", msgs)
+	}
+	// A view without a total counts its timeline, as before.
+	w = Wire{}
+	w.Next(view.ViewUpdated{View: view.RunView{Timeline: entries(0, 1)}})
+	if msgs := w.Next(view.ViewUpdated{View: view.RunView{Timeline: entries(0, 2)}}); len(msgs) != 1 {
+		t.Fatalf("events = %v", msgs)
+	}
+}

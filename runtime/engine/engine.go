@@ -70,6 +70,7 @@ type Engine struct {
 	server *control.Server
 
 	paths   pathResolver
+	ledger  ledgerTail              // how far the ledger was read (the refresh loop's)
 	usage   *usageFollow            // the workers' token evidence
 	opening sync.WaitGroup          // panes being opened
 	seen    map[string]sidecarWatch // dispatches whose sidecar was read → what is watched of it

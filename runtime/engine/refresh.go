@@ -138,7 +138,13 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 				_ = c.watch.Watch(sp, watch.EvSidecar)
 			}
 		}
-		c.seen[d.DispatchID] = sidecarWatch{name: name, target: sp, pid: v.PID}
+		pid := v.PID
+		if pid == 0 {
+			// Unreadable now (a FIFO in its place): the wrapper it named
+			// last still speaks for it.
+			pid = probe.PID
+		}
+		c.seen[d.DispatchID] = sidecarWatch{name: name, target: sp, pid: pid}
 		for _, pid := range []int{d.PID, v.PID} {
 			if pid > 0 {
 				c.watch.WatchPID(pid)
@@ -191,8 +197,9 @@ func (c *Engine) buildView(ts *state.TeamState, ch changes, problem string) {
 	v.BatchKind, v.Batch = currentBatch(ts.WorkerDispatches)
 	v.Usage = c.usageView()
 	if ch.ledger {
-		var err error
-		if v.Timeline, err = readTimeline(run); err != nil {
+		err := c.ledger.read(run.LeadEventsPath, run.Manifest.LeadEventsPath)
+		v.Timeline, v.TimelineTotal = c.ledger.timeline()
+		if err != nil {
 			c.log.Warn("ledger unreadable", "err", errString(err))
 			if v.Err == "" {
 				v.Err = err.Error()
@@ -294,16 +301,6 @@ func currentBatch(ds []state.Dispatch) (state.DispatchKind, view.Counts) {
 		}
 	}
 	return last.DispatchKind, c
-}
-
-func readTimeline(run *state.Run) ([]view.TimelineEntry, error) {
-	events, err := state.ReadEvents(run.LeadEventsPath, run.Manifest.LeadEventsPath)
-	out := make([]view.TimelineEntry, 0, len(events))
-	for _, e := range events {
-		at, _ := time.Parse(time.RFC3339, e.At)
-		out = append(out, view.TimelineEntry{At: at, Line: e.ProgressLine})
-	}
-	return out, err
 }
 
 func readNextPhase(run *state.Run) (*state.NextPhase, error) {
