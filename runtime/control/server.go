@@ -166,11 +166,13 @@ func ListenWith(path string, h Handler, hello HelloResult, o Options) (*Server, 
 	return s, nil
 }
 
-// prepareSocketDir makes dir private (0700) and checks that the user owns
-// it, so no other user can reach the socket whatever its own mode. A
-// directory it did not create is made 0700 only when the user owns it and it
-// is not a shared one (world-writable or sticky, like /tmp): those are
-// refused rather than locked down under everyone else's feet.
+// prepareSocketDir makes dir private (no group or other bits) and checks
+// that the user owns it, so no other user can reach the socket whatever
+// its own mode. A directory it did not create is made private only when
+// the user owns it and it is not a shared one (world-writable or sticky,
+// like /tmp): those are refused rather than locked down under everyone
+// else's feet. No bit is ever added: a directory read-only for its owner
+// (0555) is refused with how to fix it, its mode kept.
 func prepareSocketDir(dir string) error {
 	created := false
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
@@ -194,8 +196,14 @@ func prepareSocketDir(dir string) error {
 	if !created && (mode&os.ModeSticky != 0 || mode.Perm()&0o002 != 0) {
 		return fmt.Errorf("socket directory %s is shared (mode %v); set COCKPIT_SOCKET to a path in a private directory of your own", dir, mode)
 	}
-	if mode.Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
+	// The user's own bits are theirs: one that leaves the directory
+	// read-only (0555) is refused, never overridden; only group and other
+	// bits are taken away.
+	if mode.Perm()&0o300 != 0o300 {
+		return fmt.Errorf("socket directory %s is read-only for you (mode %v); make it writable (chmod u+wx %s), or set COCKPIT_SOCKET to a path in a directory of your own", dir, mode.Perm(), dir)
+	}
+	if mode.Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, mode.Perm()&^0o077); err != nil {
 			return fmt.Errorf("make socket directory %s private: %w", dir, err)
 		}
 	}

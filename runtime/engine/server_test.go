@@ -304,3 +304,37 @@ func TestLongRunPathGetsAShortSocket(t *testing.T) {
 	}
 	cl.Close()
 }
+
+// TestReadOnlyStateDirKeepsItsMode: the engine never adds a permission to
+// the user's socket directory: a read-only one (0555) is refused with one
+// line saying how to fix it and keeps its mode (before, it was made 0700,
+// write added); one open to the group (0750) loses only the group's bits.
+func TestReadOnlyStateDirKeepsItsMode(t *testing.T) {
+	run := runtest.FixtureRun(t, state.BackendCockpitPane)
+	dir := filepath.Join(runtest.ShortDir(t), "ro")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	_, err := Start(Config{Run: run, Socket: filepath.Join(dir, "cockpit.sock")})
+	if err == nil || !strings.Contains(err.Error(), "socket directory "+dir+" is read-only for you (mode -r-xr-xr-x); make it writable (chmod u+wx "+dir+")") {
+		t.Fatalf("a socket in a 0555 directory: %v", err)
+	}
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o555 {
+		t.Fatalf("the read-only directory's mode was changed to %v", st.Mode().Perm())
+	}
+	if err := os.Chmod(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(Config{Run: run, Socket: filepath.Join(dir, "cockpit.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
+		t.Fatalf("a 0750 socket directory is %v, want 0700 (the group's bits taken, none added)", st.Mode().Perm())
+	}
+}
