@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/runtime/internal/runtest"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
@@ -157,5 +158,41 @@ func TestFIFOsDoNotHangTheEngine(t *testing.T) {
 	data, _ := os.ReadFile(logPath)
 	if !strings.Contains(string(data), `"msg":"ledger unreadable","err":"run/state/lead-events.jsonl: is a FIFO`) {
 		t.Fatalf("the log does not name the FIFO ledger:\n%s", data)
+	}
+}
+
+// TestHugeSidecarReasonIsNotCopied: a worker's sidecar with an 8 MB reason
+// (the fault run's was 50 MB; the cap does not depend on the size) settles
+// its dispatch with the reason cut to lifecycle.MaxReason, in
+// team-state (rewritten and fsynced on every update), in the view and in
+// the engine's log (before, all 50 MB were copied into a 52 MB team-state).
+func TestHugeSidecarReasonIsNotCopied(t *testing.T) {
+	run, sidecars := runtest.StartedRun(t, 1)
+	logPath := filepath.Join(t.TempDir(), "engine.log")
+	lf, err := OpenLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	c, err := Start(Config{Run: run, NoServer: true, Log: NewLogger(lf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, stop := c.Subscribe()
+	defer stop()
+	one := 1
+	if err := state.WriteSidecar(sidecars[0], &state.Sidecar{Status: state.StatusError, Wrapper: "test", PID: os.Getpid(), ExitCode: &one, Reason: strings.Repeat("r", 8<<20)}); err != nil {
+		t.Fatal(err)
+	}
+	v := waitView(t, events, "the dispatch settles", func(v view.RunView) bool { return len(v.Dispatches) == 1 && v.Dispatches[0].Terminal() })
+	if r := v.Dispatches[0].Reason; len(r) > lifecycle.MaxReason+64 || !strings.HasSuffix(r, "more bytes in the sidecar)") {
+		t.Fatalf("the view's reason is %d bytes (%.60q…), want it cut to %d", len(r), r, lifecycle.MaxReason)
+	}
+	if st, err := os.Stat(run.TeamStatePath); err != nil || st.Size() > 64<<10 {
+		t.Fatalf("team-state is %d bytes after the settle (%v), want the reason cut", st.Size(), err)
+	}
+	if st, err := os.Stat(logPath); err != nil || st.Size() > 64<<10 {
+		t.Fatalf("the engine's log is %d bytes after the settle (%v)", st.Size(), err)
 	}
 }
