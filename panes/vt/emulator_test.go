@@ -465,11 +465,16 @@ func TestResize(t *testing.T) {
 	e.Resize(5, 2)
 	wantScreen(t, e, "a", "b")
 	wantCursor(t, e, 1, 1)
-	// A wide character that no longer fits moves to the next row.
+	// A wide character that no longer fits moves to the next row; as in
+	// tmux the screen is the last two lines (the blank row included), so
+	// "a" goes into the scrollback.
 	e = New(4, 2)
 	feed(t, e, "a漢")
 	e.Resize(2, 2)
-	wantScreen(t, e, "a", "漢")
+	wantScreen(t, e, "漢", "")
+	if e.ScrollbackLen() != 1 || string(e.AppendScrollback(nil, 0, false)) != "a" {
+		t.Fatalf("scrollback %d lines, want \"a\"", e.ScrollbackLen())
+	}
 	// The alternate screen is cropped, not reflowed.
 	e = New(4, 2)
 	feed(t, e, "\x1b[?1049habcd")

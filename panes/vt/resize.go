@@ -1,102 +1,44 @@
 package vt
 
-// Resize changes the screen size. On a width change the normal screen and
-// its scrollback are reflowed: lines joined by autowrap are re-wrapped at the
-// new width, and the cursor stays on the same character. Otherwise (and on
-// the alternate screen, which its program repaints) columns are cropped or
-// extended, a wide character cut in half becoming a blank. On the normal
-// screen rows removed at the top go into the scrollback and rows added at
-// the top come back from it, so nothing is lost. The scroll region is reset
-// to the whole screen.
+// Resize changes the screen size as tmux does (screen_resize): the height
+// first, at the old width, then the width.
+//
+// Height, on each screen: rows shrink from the bottom up to the cursor's row
+// (below the cursor is the program's to redraw, whatever it holds), then
+// from the top, into the scrollback on the normal screen; rows grow back
+// from the scrollback on the normal screen, then as blanks at the bottom.
+//
+// Width: the normal screen and its scrollback are reflowed — lines joined
+// by autowrap re-wrapped at the new width, longer lines split — and the
+// screen is the last rows lines of the result (blank rows at the bottom
+// included, so split lines push the top into the scrollback), the cursor
+// (or, under the alternate screen, the saved cursor) following its
+// character. The alternate screen, which its program repaints, is cropped
+// or extended, a wide character cut in half becoming a blank. The scroll
+// region is reset to the whole screen.
 func (e *Emulator) Resize(cols, rows int) {
 	cols, rows = max(cols, 1), max(rows, 1)
 	if cols == e.cols && rows == e.rows {
 		return
 	}
-	reflowed := false
+	if rows != e.rows {
+		for i := range e.screens {
+			e.resizeRows(i, rows)
+		}
+		e.rows = rows
+	}
 	if cols != e.cols {
 		e.reflow(cols, rows)
-		reflowed = true
+		e.cropAlt(cols)
 	}
-	// Normal screen first: rows shrink from the bottom while the rows below
-	// the cursor are blank, then from the top into the scrollback.
-	curNormal := !e.alt
-	for i := range e.screens {
-		if i == 0 && reflowed {
-			continue
-		}
-		s := &e.screens[i]
-		old := make([]line, e.rows)
-		for y := range old {
-			old[y] = *s.row(y)
-		}
-		cy := e.y
-		if !curNormal && i == 0 {
-			cy = e.saved[0].y
-		}
-		top := 0
-		if rows < e.rows && i == 0 {
-			drop := e.rows - rows
-			// Trailing blank lines below the cursor go first.
-			for drop > 0 && len(old) > cy+1 && lineBlank(&old[len(old)-1]) {
-				old = old[:len(old)-1]
-				drop--
-			}
-			top = drop
-			if i == 0 {
-				for y := 0; y < top; y++ {
-					e.sb.push(&old[y])
-				}
-			}
-			old = old[top:]
-		}
-		var back [][]byte
-		if i == 0 && len(old) < rows {
-			for len(old)+len(back) < rows && e.sb.len() > 0 {
-				back = append(back, e.sb.popNewest())
-			}
-		}
-		ns := newScreen(cols, rows)
-		y := 0
-		for k := len(back) - 1; k >= 0; k-- {
-			cells, wrapped := decodeLine(e.cellsBuf[:0], back[k])
-			e.cellsBuf = cells
-			copyCells(ns.lines[y].cells, cells)
-			ns.lines[y].used = cols
-			ns.lines[y].wrapped = wrapped
-			y++
-		}
-		shift := len(back) - top
-		for k := range old {
-			if y >= rows {
-				break
-			}
-			copyCells(ns.lines[y].cells, old[k].cells)
-			ns.lines[y].used = cols
-			ns.lines[y].wrapped = old[k].wrapped && cols >= e.cols
-			y++
-		}
-		*s = ns
-		if i == e.screenIndex() {
-			e.y += shift
-		}
-		if i == 0 {
-			e.saved[0].y += shift
-			if e.saved[0].valid {
-				e.saved[0].y = min(max(e.saved[0].y, 0), rows-1)
-				e.saved[0].x = min(e.saved[0].x, cols-1)
-			}
-		} else if e.saved[1].valid {
-			e.saved[1].y = min(e.saved[1].y, rows-1)
-			e.saved[1].x = min(e.saved[1].x, cols-1)
-		}
-	}
-	oldCols := e.cols
-	e.cols, e.rows = cols, rows
+	e.cols = cols
 	e.x = min(max(e.x, 0), cols-1)
 	e.y = min(max(e.y, 0), rows-1)
-	if e.wrapPending && cols != oldCols && e.alt {
-		e.wrapPending = false
+	for i := range e.saved {
+		if e.saved[i].valid {
+			e.saved[i].x = min(max(e.saved[i].x, 0), cols-1)
+			e.saved[i].y = min(max(e.saved[i].y, 0), rows-1)
+		}
 	}
 	e.top, e.bot = 0, rows-1
 	oldTabs := e.tabs
@@ -110,6 +52,84 @@ func (e *Emulator) Resize(cols, rows int) {
 	}
 	e.dirty = make([]bool, rows)
 	e.markAll()
+}
+
+// resizeRows gives screen i rows rows at the current width (tmux's
+// screen_resize_y): fewer, by dropping the rows below its cursor from the
+// bottom, then the top rows (into the scrollback for the normal screen);
+// more, by taking lines back from the scrollback (normal screen), then
+// blank rows at the bottom. The screen's cursor (the saved one when the
+// screen is not showing) moves with its row; one whose row went goes to
+// the top left, as in tmux.
+func (e *Emulator) resizeRows(i, rows int) {
+	s := &e.screens[i]
+	cx, cy := &e.x, &e.y
+	if i != e.screenIndex() {
+		cx, cy = &e.saved[i].x, &e.saved[i].y
+	}
+	old := make([]line, e.rows)
+	for y := range old {
+		old[y] = *s.row(y)
+	}
+	var back [][]byte
+	shift := 0
+	if rows < e.rows {
+		needed := e.rows - rows
+		below := min(needed, max(e.rows-1-*cy, 0))
+		old = old[:e.rows-below]
+		needed -= below
+		if i == 0 {
+			for y := 0; y < needed; y++ {
+				e.sb.push(&old[y])
+			}
+		}
+		old = old[needed:]
+		shift = -needed
+	} else if i == 0 {
+		for len(old)+len(back) < rows && e.sb.len() > 0 {
+			back = append(back, e.sb.popNewest())
+		}
+		shift = len(back)
+	}
+	ns := newScreen(e.cols, rows)
+	y := 0
+	for k := len(back) - 1; k >= 0; k-- {
+		cells, wrapped := decodeLine(e.cellsBuf[:0], back[k])
+		e.cellsBuf = cells
+		copyCells(ns.lines[y].cells, cells)
+		ns.lines[y].used = e.cols
+		ns.lines[y].wrapped = wrapped
+		y++
+	}
+	for k := range old {
+		copyCells(ns.lines[y].cells, old[k].cells)
+		ns.lines[y].used = old[k].used
+		ns.lines[y].wrapped = old[k].wrapped
+		y++
+	}
+	*s = ns
+	*cy += shift
+	if *cy < 0 {
+		*cx, *cy = 0, 0
+		if cy == &e.y {
+			e.wrapPending = false
+		}
+	}
+}
+
+// cropAlt crops or extends the alternate screen to cols columns.
+func (e *Emulator) cropAlt(cols int) {
+	s := &e.screens[1]
+	ns := newScreen(cols, e.rows)
+	for y := 0; y < e.rows; y++ {
+		copyCells(ns.lines[y].cells, s.row(y).cells)
+		ns.lines[y].used = cols
+		ns.lines[y].wrapped = s.row(y).wrapped && cols >= e.cols
+	}
+	*s = ns
+	if e.alt && e.wrapPending {
+		e.wrapPending = false
+	}
 }
 
 // copyCells copies src into dst (dst's length wins), blanking a wide
@@ -133,15 +153,9 @@ func (e *Emulator) reflow(cols, rows int) {
 	if pending {
 		cx++ // the cursor is logically past the last column's character
 	}
-	// Physical lines: the scrollback, then the screen down to the cursor or
-	// the last non-blank row.
-	last := cy
-	for y := e.rows - 1; y > cy; y-- {
-		if !lineBlank(s.row(y)) {
-			last = y
-			break
-		}
-	}
+	// Physical lines: the scrollback, then every row of the screen (blank
+	// rows too: as in tmux, they are lines like any other).
+	last := e.rows - 1
 	type phys struct {
 		cells   []Cell
 		wrapped bool
@@ -235,7 +249,9 @@ func (e *Emulator) reflow(cols, rows int) {
 	for len(out) <= ny {
 		out = append(out, phys{nil, false})
 	}
-	top := min(max(0, len(out)-rows), ny)
+	// The screen is the last rows lines; fewer lines leave blank rows at the
+	// bottom.
+	top := max(0, len(out)-rows)
 	e.sb.clear()
 	for i := 0; i < top; i++ {
 		ln := line{cells: out[i].cells, used: len(out[i].cells), wrapped: out[i].wrapped}
@@ -251,6 +267,10 @@ func (e *Emulator) reflow(cols, rows int) {
 	ny -= top
 	pending = nx >= cols && e.autowrap
 	nx = min(nx, cols-1)
+	if ny < 0 {
+		// The cursor's line went into the scrollback: top left, as tmux.
+		nx, ny, pending = 0, 0, false
+	}
 	if e.alt {
 		e.saved[0].x, e.saved[0].y = nx, ny
 		e.saved[0].wrapPending = pending

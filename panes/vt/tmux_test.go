@@ -100,6 +100,14 @@ func (s *tmuxServer) show(data []byte, cols, rows int) tmuxScreen {
 	newSession := []string{"new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), cmd}
 	s.run(newSession...)
 	s.run("wait-for", name)
+	sc := s.capture(name, cols)
+	s.run("kill-session", "-t", name)
+	return sc
+}
+
+// capture is what the pane of session name (cols wide) shows.
+func (s *tmuxServer) capture(name string, cols int) tmuxScreen {
+	s.t.Helper()
 	var sc tmuxScreen
 	sc.plain = strings.Split(strings.TrimSuffix(s.run("capture-pane", "-p", "-t", name), "\n"), "\n")
 	sc.styled = strings.Split(strings.TrimSuffix(s.run("capture-pane", "-p", "-e", "-t", name), "\n"), "\n")
@@ -113,7 +121,6 @@ func (s *tmuxServer) show(data []byte, cols, rows int) tmuxScreen {
 	fmt.Sscanf(s.run("display", "-p", "-t", name, "#{cursor_x} #{cursor_y} #{cursor_flag}"), "%d %d %d", &sc.x, &sc.y, &on)
 	sc.cursorOn = on == 1
 	sc.x = min(sc.x, cols-1) // tmux puts a pending wrap one past the last column
-	s.run("kill-session", "-t", name)
 	return sc
 }
 
@@ -175,7 +182,13 @@ func diffTmux(tm *tmuxServer, data []byte, cols, rows int) string {
 func diffTmuxHistory(tm *tmuxServer, data []byte, cols, rows int, history bool) string {
 	e := New(cols, rows)
 	_, _ = e.Write(data)
-	sc := tm.show(data, cols, rows)
+	return compareTmux(e, tm.show(data, cols, rows), history)
+}
+
+// compareTmux compares the emulator's screen, cursor and (with history)
+// newest scrollback lines with what tmux showed; "" when equal.
+func compareTmux(e *Emulator, sc tmuxScreen, history bool) string {
+	cols, rows := e.Size()
 	var d []string
 	var mine []string
 	for y := 0; y < rows; y++ {

@@ -59,3 +59,23 @@ rec bash-readline 80x24 "sleep:500ms;;send:\"echo hello world\";;sleep:200ms;;se
 rec python-repl 80x24 'sleep:800ms;;send:"print(\"x\" * 100)\r";;sleep:300ms;;send:"for i in range(3): print(i, \"漢\" * i)\r\r";;sleep:300ms;;send:"exit()\r"' -- python3 -q
 rec man-ls 80x24 "$W;;send:\" \";;$W;;send:\"q\"" -- env MANPAGER='less -R' MANWIDTH=80 man ls
 rec unicode-wrap 40x12 '' -- printf 'wide: 漢字かなカナ한국어 mixed with ascii text that wraps 漢字漢字漢字漢字漢字漢字漢字漢字\r\ncombining: e\xcc\x81 a\xcc\x88 n\xcc\x83\r\nbox: ┌──┬──┐\r\n     │ab│cd│\r\n     └──┴──┘\r\nend'
+
+# Recordings with resizes (NAME.bin.resize beside them; TestTmuxResizeRecordings
+# resizes tmux at the same bytes). The real CLIs run offline against the
+# mock LLM API: test/interactive/internal/mockserve serves it and sets up a
+# home for them; the CLIs are testdata/realcli's (or COCKPIT_REALCLI_BIN).
+clis=${COCKPIT_REALCLI_BIN:-$PWD/testdata/realcli/node_modules/.bin}
+go build -o "$bin/mockserve" ./test/interactive/internal/mockserve
+home=$(mktemp -d)
+"$bin/mockserve" -home "$home" > "$bin/mock.env" &
+mock=$!
+trap 'kill $mock' EXIT
+sleep 1
+proj=$(mktemp -d)
+printf '{"%s": "TRUST_FOLDER"}\n' "$proj" > "$home/.gemini/trustedFolders.json"
+# issue 16 item 9: gemini's footer after 160x37 -> 120x31 (tmux keeps three
+# rows of the old footer too: ink erases its last frame's height, and the
+# reflow split the wide footer lines into more rows than that).
+(cd "$proj" && env $(tail -n +2 "$bin/mock.env") PATH="$clis:$PATH" "$bin/vtrecord" -o "$OLDPWD/$out/gemini-160x37-resize.bin" -size 160x37 -timeout 120s \
+  -script 'wait:"Type your message";;sleep:1s;;type:"say hello";;wait:"> say hello";;sleep:1s;;send:"\r";;wait:"Done: the result";;sleep:1500ms;;resize:120x31;;sleep:4s;;stop:' \
+  -- gemini -m gemini-2.5-flash)

@@ -7,8 +7,15 @@
 //	go run ./panes/vt/internal/vtrecord -o testdata/vt/vim.bin -size 80x24 \
 //	    -script 'sleep:800;;send:":q!\r"' -- vim -u NONE file.txt
 //
-// A script is steps separated by ";;": "sleep:DURATION" or "send:QUOTED"
-// (a Go-quoted string, so "\r" and "\x1b" work).
+// A script is steps separated by ";;": "sleep:DURATION", "send:QUOTED"
+// (a Go-quoted string, so "\r" and "\x1b" work), "type:QUOTED" (the same,
+// a character every 40 ms, as typed: programs take a burst for a paste),
+// "wait:QUOTED" (until the
+// screen shows the text, at most 30 s), "resize:COLSxROWS" (the PTY and
+// the emulator take the new size; the program gets SIGWINCH) or "stop:"
+// (the recording ends here and the program is killed). A recording
+// with resizes gets a sidecar FILE.resize: one line "OFFSET COLSxROWS" per
+// resize, OFFSET the number of bytes recorded before it.
 package main
 
 import (
@@ -62,6 +69,9 @@ func run() error {
 	defer f.Close()
 
 	var mu sync.Mutex
+	var resizes []string
+	end := -1 // the length recorded at a stop step
+	stopped := make(chan struct{})
 	em := vt.New(cols, rows)
 	em.SetCallbacks(func(p []byte) { _, _ = f.Write(p) }, nil)
 	var rec []byte
@@ -84,17 +94,47 @@ func run() error {
 	}()
 	go func() {
 		for _, s := range steps {
-			if s.sleep > 0 {
+			switch {
+			case s.sleep > 0:
 				time.Sleep(s.sleep)
-				continue
+			case s.wait != "":
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+					mu.Lock()
+					shown := screenHas(em, s.wait)
+					mu.Unlock()
+					if shown {
+						break
+					}
+				}
+			case s.cols > 0:
+				mu.Lock()
+				resizes = append(resizes, fmt.Sprintf("%d %dx%d", len(rec), s.cols, s.rows))
+				em.Resize(s.cols, s.rows)
+				_ = pty.Setsize(f, &pty.Winsize{Cols: uint16(s.cols), Rows: uint16(s.rows)})
+				mu.Unlock()
+			case s.stop:
+				mu.Lock()
+				end = len(rec)
+				mu.Unlock()
+				close(stopped)
+				return
+			case s.typed:
+				for _, r := range s.send {
+					_, _ = io.WriteString(f, string(r))
+					time.Sleep(40 * time.Millisecond)
+				}
+			default:
+				_, _ = io.WriteString(f, s.send)
 			}
-			_, _ = io.WriteString(f, s.send)
 		}
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case <-exited:
+	case <-stopped:
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
 	case <-time.After(*timeout):
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
@@ -105,16 +145,39 @@ func run() error {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if end >= 0 {
+		rec = rec[:end]
+	}
 	if err := os.WriteFile(*out, rec, 0o644); err != nil {
 		return fmt.Errorf("write recording: %w", err)
+	}
+	if len(resizes) > 0 {
+		if err := os.WriteFile(*out+".resize", []byte(strings.Join(resizes, "\n")+"\n"), 0o644); err != nil {
+			return fmt.Errorf("write resizes: %w", err)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "vtrecord: %d bytes to %s\n", len(rec), *out)
 	return nil
 }
 
 type step struct {
-	sleep time.Duration
-	send  string
+	sleep      time.Duration
+	send       string
+	wait       string
+	typed      bool // send a character at a time
+	stop       bool
+	cols, rows int
+}
+
+// screenHas says whether the emulator's screen shows text.
+func screenHas(em *vt.Emulator, text string) bool {
+	_, rows := em.Size()
+	for y := 0; y < rows; y++ {
+		if strings.Contains(string(em.AppendLine(nil, y, false)), text) {
+			return true
+		}
+	}
+	return false
 }
 
 func parseScript(s string) ([]step, error) {
@@ -134,6 +197,26 @@ func parseScript(s string) ([]step, error) {
 				return nil, fmt.Errorf("script sleep %q: %w", arg, err)
 			}
 			steps = append(steps, step{sleep: d})
+		case "wait":
+			text, err := strconv.Unquote(arg)
+			if err != nil {
+				return nil, fmt.Errorf("script wait %s: %w", arg, err)
+			}
+			steps = append(steps, step{wait: text})
+		case "resize":
+			var c, r int
+			if _, err := fmt.Sscanf(arg, "%dx%d", &c, &r); err != nil || c < 1 || r < 1 {
+				return nil, fmt.Errorf("script resize %q: want COLSxROWS", arg)
+			}
+			steps = append(steps, step{cols: c, rows: r})
+		case "stop":
+			steps = append(steps, step{stop: true})
+		case "type":
+			text, err := strconv.Unquote(arg)
+			if err != nil {
+				return nil, fmt.Errorf("script type %s: %w", arg, err)
+			}
+			steps = append(steps, step{send: text, typed: true})
 		case "send":
 			text, err := strconv.Unquote(arg)
 			if err != nil {
