@@ -222,9 +222,24 @@ func SettleContext(ctx context.Context, run *state.Run, w *watch.Watcher) (*stat
 	if !need {
 		return ts, nil, nil
 	}
+	return settleLocked(ctx, run, func(d *state.Dispatch) (Verdict, error) { return sidecarVerdict(run, d, w) })
+}
+
+// RecordVerdicts settles, under the team-state lock, the dispatches of
+// verdicts (by dispatch id) that are not terminal yet, and returns
+// team-state as written and the ids it settled, in team-state order: for
+// the engine, which reads only the sidecars its events name.
+func RecordVerdicts(ctx context.Context, run *state.Run, verdicts map[string]Verdict) (*state.TeamState, []string, error) {
+	return settleLocked(ctx, run, func(d *state.Dispatch) (Verdict, error) { return verdicts[d.DispatchID], nil })
+}
+
+// settleLocked is the one place dispatches are settled: under the
+// team-state lock, each non-terminal dispatch with a sidecar gets the
+// verdict verdict gives it, when terminal.
+func settleLocked(ctx context.Context, run *state.Run, verdict func(*state.Dispatch) (Verdict, error)) (*state.TeamState, []string, error) {
 	var settled []string
 	var snapshot *state.TeamState
-	err = run.UpdateTeamState(ctx, func(ts *state.TeamState) error {
+	err := run.UpdateTeamState(ctx, func(ts *state.TeamState) error {
 		settled = settled[:0]
 		now := state.Timestamp(state.Now())
 		for i := range ts.WorkerDispatches {
@@ -232,7 +247,7 @@ func SettleContext(ctx context.Context, run *state.Run, w *watch.Watcher) (*stat
 			if d.Terminal() || d.StatusPath == "" {
 				continue
 			}
-			v, err := sidecarVerdict(run, d, w)
+			v, err := verdict(d)
 			if err != nil {
 				return err
 			}
