@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -157,20 +158,10 @@ func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 	if len(verdicts) == 0 {
 		return ts, "", nil
 	}
-	err = state.UpdateTeamState(run.TeamStatePath, run.Manifest.TeamStatePath, run.TeamName(), func(t *state.TeamState) error {
-		now := state.Timestamp(state.Now())
-		for i := range t.WorkerDispatches {
-			d := &t.WorkerDispatches[i]
-			if v, ok := verdicts[d.DispatchID]; ok && !d.Terminal() {
-				v.Apply(d, now)
-			}
-		}
-		ts = &state.TeamState{TeamName: t.TeamName, WorkerDispatches: append([]state.Dispatch(nil), t.WorkerDispatches...)}
-		return nil
-	})
+	written, _, err := lifecycle.RecordVerdicts(context.Background(), run, verdicts)
 	if err == nil {
-		c.logVerdicts(ts, verdicts)
-		return ts, "", nil
+		c.logVerdicts(written, verdicts)
+		return written, "", nil
 	}
 	c.log.Error("settle not recorded; retrying in 1s", "dispatches", strings.Join(slices.Sorted(maps.Keys(verdicts)), ","), "err", errString(err))
 	// Shown in the view, and looked at again on the next event: the
