@@ -44,6 +44,15 @@ func (c *Compiler) DefaultDraft(d *Draft) {
 	c.roots.defaultDraft = d
 }
 
+// TrustSchemas makes the compiler take the schemas it compiles as valid,
+// without validating them against their draft's metaschema (cockpit
+// patch). For schemas built into the program and validated against the
+// metaschema by its tests: compiling one then compiles no metaschema
+// (about 21,000 allocations for the five drafts, once per process).
+func (c *Compiler) TrustSchemas() {
+	c.roots.trusted = true
+}
+
 // AssertFormat always enables format assertions.
 //
 // Default Behavior:
