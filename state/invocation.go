@@ -32,33 +32,25 @@ type InvocationMetadata struct {
 	WritePolicyDigest string `json:"writePolicyDigest,omitempty"`
 }
 
-// ReadInvocationMetadata reads and shape-checks invocation metadata.
+// ReadInvocationMetadata reads invocation metadata and validates it against
+// assets/schemas/invocation-metadata.schema.json: v2, its identity refs,
+// the model assignment, the prompt and run manifest paths, the digests'
+// form. What ties it to the run is IdentityMatches and PromptMatches.
 func ReadInvocationMetadata(path, display string) (*InvocationMetadata, error) {
-	md := &InvocationMetadata{}
-	if err := readJSON(path, display, md); err != nil {
+	data, err := readFileOf(path, display)
+	if err != nil {
 		return nil, err
 	}
-	if md.ExecutionIdentityVersion < 2 || md.InvocationRef == "" || md.RoleExecutionRef == "" {
-		return nil, &Error{File: display, Msg: "is not v2 invocation metadata (executionIdentityVersion 2 with invocationRef and roleExecutionRef); a new worker dispatch requires v2 metadata"}
+	if err := checkSchema(schemaInvocation, display, data); err != nil {
+		return nil, err
 	}
-	for _, req := range []struct{ name, v string }{{"participantRef", md.ParticipantRef}, {"dutyId", md.DutyID}, {"executionLabel", md.ExecutionLabel}} {
-		if req.v == "" {
-			return nil, errf(display, req.name, "is missing")
-		}
-	}
-	if md.ModelAssignment == nil || md.ModelAssignment.Provider == "" || md.ModelAssignment.ModelExecutionValue == "" {
-		return nil, errf(display, "modelAssignment", "needs provider and modelExecutionValue")
-	}
-	if md.Prompt == nil || md.Prompt.Path == "" {
-		return nil, errf(display, "prompt.path", "is missing")
-	}
-	if md.ContractSource == nil || md.ContractSource.RunManifestPath == "" {
-		return nil, errf(display, "contractSource.runManifestPath", "is missing")
+	md := &InvocationMetadata{}
+	if err := decodeStrict(data, md, display); err != nil {
+		return nil, err
 	}
 	return md, nil
 }
 
-// Identity returns the identity md claims, for RunManifest.CheckIdentity.
 func (md *InvocationMetadata) Identity(role string) Identity {
 	return Identity{
 		Provider:         md.ModelAssignment.Provider,

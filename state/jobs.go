@@ -56,10 +56,13 @@ type ResolvedJob struct {
 	IdleSource string
 }
 
-// LoadJobs reads a jobs file and checks its shape against the run: the
-// dispatch kind (and the --dispatch-kind flag when given), one kind for all
-// jobs, identity fields for a v2 run, paths inside the root, prompts and
-// metadata that exist as regular files, and no prompt twice. It checks
+// LoadJobs reads a jobs file, validates it against
+// assets/schemas/jobs.schema.json (the dispatch kind's form, at least one
+// job, each job's provider, model, paths, idle limit and digests' form, the
+// v2 identity members), and checks what a schema cannot say, against the
+// run: the --dispatch-kind flag when given, one kind for all jobs, the
+// file's identity version against the manifest's, paths inside the root,
+// prompts and metadata that exist as regular files, and no prompt twice. It checks
 // every job before returning, so a batch is refused whole. The roster role
 // (RosterFor, from team-state), the digests (CheckDigests), provider and
 // model checks against the catalog, and identity checks against the
@@ -72,18 +75,20 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := run.Manifest.CheckSchema(); err != nil {
+		return nil, nil, err
+	}
 	jf := &JobsFile{Display: path}
 	data, err := readFileOf(abs, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The shape is assets/schemas/jobs.schema.json's (checkShape holds to
-	// it: TestJobsShapeChecksAgreeWithTheSchema); what follows is what a
-	// schema cannot say.
-	if err := decodeStrict(data, jf, path); err != nil {
+	// The shape is assets/schemas/jobs.schema.json's, validated with it;
+	// what follows is what a schema cannot say.
+	if err := checkSchema(schemaJobs, path, data); err != nil {
 		return nil, nil, err
 	}
-	if err := jf.checkShape(); err != nil {
+	if err := decodeStrict(data, jf, path); err != nil {
 		return nil, nil, err
 	}
 	if err := jf.checkAgainst(run, wantKind); err != nil {
@@ -99,66 +104,6 @@ func LoadJobs(run *Run, path string, wantKind DispatchKind) (*JobsFile, []Resolv
 		out = append(out, rj)
 	}
 	return jf, out, nil
-}
-
-// checkShape checks what jobs.schema.json says, in the words of the run
-// files' errors: the dispatch kind's form, at least one job, each job's
-// provider, model, paths, idle limit and digests' form, and the v2
-// identity members. (The schema itself is not compiled at run time: the
-// validator library compiles every JSON Schema draft's metaschema in its
-// package init, 21 000 allocations in every command a lead calls — docs/
-// DECISIONS.md.)
-func (jf *JobsFile) checkShape() error {
-	f := jf.Display
-	if jf.DispatchKind == "" {
-		return errf(f, "dispatchKind", "is missing; expected initial, reverify-r<N>, critic, report-writer or translator")
-	}
-	if err := CheckDispatchKind(jf.DispatchKind); err != nil {
-		return wrapf(err, f, "dispatchKind", "%v", err)
-	}
-	if len(jf.Jobs) == 0 {
-		return errf(f, "jobs", "is empty; a jobs file needs at least one job")
-	}
-	for i, j := range jf.Jobs {
-		if err := j.checkShape(f, fmt.Sprintf("jobs[%d]", i), jf.ExecutionIdentityVersion >= 2); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (j Job) checkShape(f, at string, v2 bool) error {
-	for _, req := range []struct{ name, v string }{
-		{"provider", j.Provider}, {"modelExecutionValue", j.ModelExecutionValue},
-		{"promptPath", j.PromptPath}, {"resultPath", j.ResultPath},
-	} {
-		if req.v == "" {
-			return errf(f, at+"."+req.name, "is missing")
-		}
-	}
-	if j.IdleTimeoutSeconds < 0 {
-		return errf(f, at+".idleTimeoutSeconds", "is negative")
-	}
-	if v2 {
-		for _, req := range []struct{ name, v string }{
-			{"invocationRef", j.InvocationRef}, {"roleExecutionRef", j.RoleExecutionRef},
-			{"participantRef", j.ParticipantRef}, {"role", j.Role},
-			{"executionLabel", j.ExecutionLabel}, {"metadataPath", j.MetadataPath},
-		} {
-			if req.v == "" {
-				return errf(f, at+"."+req.name, "is missing (required by executionIdentityVersion 2)")
-			}
-		}
-	}
-	for _, d := range []struct{ name, v string }{
-		{DigestPrompt, j.PromptDigest}, {DigestMetadata, j.MetadataDigest}, {DigestWritePolicy, j.WritePolicyDigest},
-		{DigestRoleExecution, j.RoleExecutionDigest}, {DigestInvocation, j.InvocationDigest},
-	} {
-		if d.v != "" && !validDigest(d.v) {
-			return errf(f, at+"."+d.name, "is %q; expected sha256: and 64 lowercase hex digits (or no digest)", d.v)
-		}
-	}
-	return nil
 }
 
 // checkAgainst checks what ties the file to the call and the run: the

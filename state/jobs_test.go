@@ -90,10 +90,12 @@ func TestRosterRoleComesFromTeamStateWorkers(t *testing.T) {
 	}
 }
 
-// Issue 20: the jobs file's shape is its schema's (assets/schemas): every
-// file LoadJobs refuses for its shape, the schema refuses too (checked here
-// with santhosh-tekuri/jsonschema), and the refusal is one line naming the
-// file, the JSON path and the fix.
+// Issue 20: LoadJobs validates the jobs file with its schema
+// (assets/schemas, santhosh-tekuri/jsonschema): every file it refuses for
+// its shape, the schema as shipped refuses too (compiled here against the
+// metaschema), and the refusal is one line naming the file, the JSON path
+// of the first place that fails (the file's members before its jobs', jobs
+// by index) and the fix.
 func TestJobsShapeChecksAgreeWithTheSchema(t *testing.T) {
 	schema := compileSchema(t, "jobs.schema.json")
 	for _, c := range []struct{ doc, want string }{
@@ -105,6 +107,12 @@ func TestJobsShapeChecksAgreeWithTheSchema(t *testing.T) {
 		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "idleTimeoutSeconds": -5}]}`, "jobs.json: jobs[0].idleTimeoutSeconds: is negative"},
 		{`{"executionIdentityVersion": 2, "dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[0].invocationRef: is missing (required by executionIdentityVersion 2)"},
 		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "promptDigest": "md5:1"}]}`, `jobs.json: jobs[0].promptDigest: is "md5:1"; expected sha256: and 64 lowercase hex digits (or no digest)`},
+		{`{"executionIdentityVersion": 3, "dispatchKind": "initial", "jobs": [{}]}`, "jobs.json: executionIdentityVersion: is 3; expected 1 or 2 (regenerate the file with `okstra agent-prompt jobs`)"},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}]}`, "jobs.json: jobs[0].provider: is empty"},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r", "idleTimeoutSeconds": "900"}]}`, "jobs.json: jobs[0].idleTimeoutSeconds: is a JSON string; expected a number"},
+		{`{"dispatchKind": "nope", "jobs": [{}, {"provider": 1}]}`, `jobs.json: dispatchKind: unknown dispatch kind "nope" (known: initial, reverify-r<N>, critic, report-writer, translator)`},
+		{`{"dispatchKind": "initial", "jobs": [{"provider": "codex", "modelExecutionValue": "m", "promptPath": "p", "resultPath": "r"}, {}, {"provider": 1}]}`, "jobs.json: jobs[1].provider: is missing"},
+		{`[]`, "jobs.json: (top level): is a JSON array; expected an object"},
 	} {
 		root := fixture.Copy(t)
 		run, err := state.LoadRun(root, fixture.RunManifest)

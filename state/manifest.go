@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 )
 
 // Terminal backends a run manifest may name.
@@ -37,6 +38,9 @@ type RunManifest struct {
 	Display string `json:"-"`
 
 	raw []byte // the file as read, for the row digests
+
+	schemaOnce sync.Once
+	schemaErr  error
 }
 
 // RoleExecution is one canonical (participant, role, provider, model) row.
@@ -183,6 +187,13 @@ func relabel(err error, file string) error {
 	return err
 }
 
+// validate checks by hand what every command reads of the manifest — the
+// files it names, its backend and identity version — and what a schema
+// cannot say: role executions and invocations named once, each invocation
+// of a role execution of the manifest. The rest of its shape is
+// CheckSchema's, which the dispatchers call (compiling the schema is
+// 3,000 allocations, on every checkpoint of a lead otherwise: docs/
+// DECISIONS.md 69).
 func (m *RunManifest) validate() error {
 	f := m.Display
 	if m.TeamStatePath == "" {
@@ -214,20 +225,6 @@ func (m *RunManifest) validate() error {
 		if _, err := NormalizeRole(r.Role); err != nil {
 			return wrapf(err, f, at+".role", "%v", err)
 		}
-		if r.Provider == "" {
-			return errf(f, at+".provider", "is missing")
-		}
-		if m.IsV2() {
-			if r.ParticipantRef == "" {
-				return errf(f, at+".participantRef", "is missing (required by executionIdentityVersion 2)")
-			}
-			if r.ExecutionLabel == "" {
-				return errf(f, at+".executionLabel", "is missing (required by executionIdentityVersion 2)")
-			}
-			if r.Binding == nil || r.Binding.Runner == "" || r.Binding.ResolvedExecutionValue == "" {
-				return errf(f, at+".binding", "needs runner and resolvedExecutionValue (required by executionIdentityVersion 2)")
-			}
-		}
 	}
 	inv := map[string]bool{}
 	for i, v := range m.Invocations {
@@ -244,6 +241,16 @@ func (m *RunManifest) validate() error {
 		}
 	}
 	return nil
+}
+
+// CheckSchema validates the manifest against
+// assets/schemas/run-manifest.schema.json, once: the role executions'
+// and invocations' members, and for a v2 manifest each role execution's
+// participant, execution label and binding. A dispatcher calls it before
+// anything starts (LoadJobs does).
+func (m *RunManifest) CheckSchema() error {
+	m.schemaOnce.Do(func() { m.schemaErr = checkSchema(schemaManifest, m.Display, m.raw) })
+	return m.schemaErr
 }
 
 // Identity is the v2 execution identity a dispatch claims: what the jobs file
