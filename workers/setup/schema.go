@@ -10,6 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/okstra/cockpit/assets"
 	"github.com/okstra/cockpit/state"
@@ -25,20 +27,26 @@ import (
 // The schema is compiled on first use, never at program start (the
 // headless commands a lead calls link this package: TestStartInitBudget).
 
-const answersSchema = "wizard-answers.schema.json"
+// The schemas workers/setup reads its inputs against.
+const (
+	answersSchema      = "wizard-answers.schema.json"
+	taskManifestSchema = "task-manifest.schema.json"
+)
 
-var compileAnswers = sync.OnceValues(func() (*jsonschema.Compiler, error) {
-	data, err := fs.ReadFile(assets.FS, "schemas/"+answersSchema)
-	if err != nil {
-		return nil, fmt.Errorf("read the answers schema: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("read the answers schema: %w", err)
-	}
+var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(answersSchema, doc); err != nil {
-		return nil, fmt.Errorf("load the answers schema: %w", err)
+	for _, name := range []string{answersSchema, taskManifestSchema} {
+		data, err := fs.ReadFile(assets.FS, "schemas/"+name)
+		if err != nil {
+			return nil, fmt.Errorf("read the schema %s: %w", name, err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("read the schema %s: %w", name, err)
+		}
+		if err := c.AddResource(name, doc); err != nil {
+			return nil, fmt.Errorf("load the schema %s: %w", name, err)
+		}
 	}
 	return c, nil
 })
@@ -50,21 +58,25 @@ var (
 
 // schemaAt is the answers schema at the JSON pointer ptr ("" for the whole
 // document, "/properties/taskKey" for a member), compiled once.
-func schemaAt(ptr string) (*jsonschema.Schema, error) {
+func schemaAt(ptr string) (*jsonschema.Schema, error) { return schemaOf(answersSchema, ptr) }
+
+// schemaOf is the schema name at the JSON pointer ptr, compiled once.
+func schemaOf(name, ptr string) (*jsonschema.Schema, error) {
+	loc := name + "#" + ptr
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
-	if s := compiled[ptr]; s != nil {
+	if s := compiled[loc]; s != nil {
 		return s, nil
 	}
-	c, err := compileAnswers()
+	c, err := compiler()
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Compile(answersSchema + "#" + ptr)
+	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, fmt.Errorf("compile the answers schema at %q: %w", ptr, err)
+		return nil, fmt.Errorf("compile the schema %s: %w", loc, err)
 	}
-	compiled[ptr] = s
+	compiled[loc] = s
 	return s, nil
 }
 
@@ -185,10 +197,13 @@ func (s *Session) complaint(e *jsonschema.ValidationError) (path, msg string) {
 	case *kind.Type:
 		return path, fmt.Sprintf("is a JSON %s; expected %s", typeName(k.Got), strings.Join(k.Want, " or "))
 	}
-	_, ptr, _ := strings.Cut(e.SchemaURL, "#")
+	name, ptr, _ := strings.Cut(e.SchemaURL, "#")
 	key, ok := schemaTexts[ptr+"/"+strings.Join(e.ErrorKind.KeywordPath(), "/")]
-	if !ok || key == "" {
-		return path, e.ErrorKind.LocalizedString(nil)
+	if !ok || !strings.HasSuffix(name, answersSchema) {
+		if k, ok := e.ErrorKind.(*kind.Pattern); ok { // as the run files' errors say it
+			return path, fmt.Sprintf("is %q, which is not of the expected form %s", k.Got, k.Want)
+		}
+		return path, e.ErrorKind.LocalizedString(message.NewPrinter(language.English))
 	}
 	value := ""
 	switch k := e.ErrorKind.(type) {
@@ -235,4 +250,26 @@ func typeName(t string) string {
 		return "number"
 	}
 	return t
+}
+
+// checkManifest holds a task manifest's members the wizard reads to
+// task-manifest.schema.json: "" or one line naming the JSON path.
+func checkManifest(data []byte) string {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err.Error()
+	}
+	sch, err := schemaOf(taskManifestSchema, "")
+	if err != nil {
+		return err.Error()
+	}
+	leaf := firstLeaf(sch.Validate(doc))
+	if leaf == nil {
+		return ""
+	}
+	path, msg := (*Session)(nil).complaint(leaf)
+	if path == "" {
+		return msg
+	}
+	return path + ": " + msg
 }

@@ -3,6 +3,9 @@ package setup
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +95,51 @@ func TestTaskTypesAreTheSchemas(t *testing.T) {
 	for _, k := range []string{"", "-a", ".x", "a b", "a/b", strings.Repeat("k", 129)} {
 		if IsTaskKey(k) {
 			t.Errorf("IsTaskKey(%q) = true", k)
+		}
+	}
+}
+
+// A task manifest's members the wizard reads are held to
+// task-manifest.schema.json: one off it is named (file, JSON path, what is
+// wrong) and read as the task its directory names, without a group —
+// before, a number for taskKey or a list for taskGroup was dropped
+// silently.
+func TestTaskManifestShape(t *testing.T) {
+	root := t.TempDir()
+	for key, body := range map[string]string{
+		"good":    `{"taskKey": "good", "taskGroup": "g", "extra": {"okstra": "writes more"}}`,
+		"old":     `{"group": "g"}`,
+		"numkey":  `{"taskKey": 5, "taskGroup": "g"}`,
+		"badkey":  `{"taskKey": "../x"}`,
+		"listgrp": `{"taskGroup": ["g"]}`,
+	} {
+		dir := filepath.Join(root, ".okstra", "tasks", key)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "task-manifest.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, warnings := LoadTasks(root)
+	groups := map[string]string{}
+	for _, tk := range tasks {
+		groups[tk.Key] = tk.Group
+	}
+	if want := map[string]string{"good": "g", "old": "g", "numkey": "", "badkey": "", "listgrp": ""}; !maps.Equal(groups, want) {
+		t.Errorf("tasks and groups %v, want %v", groups, want)
+	}
+	want := []string{
+		`.okstra/tasks/badkey/task-manifest.json: taskKey: is "../x", which is not of the expected form ^([A-Za-z0-9][A-Za-z0-9._-]{0,127})?$; read as task badkey without a group`,
+		".okstra/tasks/listgrp/task-manifest.json: taskGroup: is a JSON array; expected string; read as task listgrp without a group",
+		".okstra/tasks/numkey/task-manifest.json: taskKey: is a JSON number; expected string; read as task numkey without a group",
+	}
+	if len(warnings) != len(want) {
+		t.Fatalf("warnings %q", warnings)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(warnings[i], w) || strings.Contains(warnings[i], "\n") {
+			t.Errorf("warning %q, want %q…", warnings[i], w)
 		}
 	}
 }

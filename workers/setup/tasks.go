@@ -68,27 +68,33 @@ func LoadTasks(projectRoot string) ([]Task, []string) {
 			rel = m
 		}
 		rel = filepath.ToSlash(rel)
-		var doc struct {
-			TaskKey   any `json:"taskKey"`
-			TaskGroup any `json:"taskGroup"`
-			Group     any `json:"group"`
-		}
 		data, err := os.ReadFile(m)
 		if err == nil {
-			err = json.Unmarshal(data, &doc)
+			err = json.Unmarshal(data, new(any))
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: not readable as JSON (%v); skipped", rel, err))
 			continue
 		}
 		t := Task{Key: filepath.Base(filepath.Dir(m)), Manifest: rel}
-		if s, ok := doc.TaskKey.(string); ok && s != "" {
-			t.Key = s
-		}
-		if s, ok := doc.TaskGroup.(string); ok {
-			t.Group = s
-		} else if s, ok := doc.Group.(string); ok {
-			t.Group = s
+		if msg := checkManifest(data); msg != "" {
+			// The shape is task-manifest.schema.json's; a manifest off it
+			// is the task its directory names, without a group.
+			warnings = append(warnings, fmt.Sprintf("%s: %s; read as task %s without a group", rel, msg, t.Key))
+		} else {
+			var doc struct {
+				TaskKey   string  `json:"taskKey"`
+				TaskGroup *string `json:"taskGroup"`
+				Group     string  `json:"group"`
+			}
+			json.Unmarshal(data, &doc) // its shape checked just above
+			if doc.TaskKey != "" {
+				t.Key = doc.TaskKey
+			}
+			t.Group = doc.Group
+			if doc.TaskGroup != nil {
+				t.Group = *doc.TaskGroup
+			}
 		}
 		next, err := state.ReadNextPhase(m, rel)
 		if err != nil {
