@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/demo"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/tui"
@@ -174,7 +175,7 @@ func demoScreen(o *DemoOptions) error {
 		d.cleanup()
 		return err
 	}
-	sock := filepath.Join(d.dir, "cockpit.sock")
+	sock := control.FitSocketPath(filepath.Join(d.dir, "cockpit.sock")) // a long $TMPDIR: the short fallback
 	args := engineArgs(d.root, d.run.Manifest.Display, sock, p.Cols, p.Rows, o.Prefix, []string{bin, "demo", "lead"})
 	// The demo's lead is a script: its screen starts in navigation, so the
 	// keys its intro lists drive the screen.

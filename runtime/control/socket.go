@@ -28,21 +28,41 @@ func SocketPath(run *state.Run) string {
 	if p := os.Getenv("COCKPIT_SOCKET"); p != "" {
 		return p
 	}
-	p := filepath.Join(run.StateDir(), "cockpit.sock")
+	return FitSocketPath(filepath.Join(run.StateDir(), "cockpit.sock"))
+}
+
+// FitSocketPath is p when a unix socket can be made there, else a path in
+// the per-user short directory named by a hash of p, the same for every
+// process that asks about p.
+func FitSocketPath(p string) string {
 	if len(p) <= MaxSocketPath {
 		return p
 	}
 	sum := sha256.Sum256([]byte(p))
-	return filepath.Join(shortSocketDir(), "cockpit-"+hex.EncodeToString(sum[:8])+".sock")
+	return shortSocketPath("cockpit-" + hex.EncodeToString(sum[:8]) + ".sock")
 }
 
-// shortSocketDir is the per-user directory for sockets whose default path
-// is too long: $XDG_RUNTIME_DIR/cockpit when set, else /tmp/cockpit-<uid>.
-func shortSocketDir() string {
+// shortSocketPath is name in the per-user directory for sockets whose
+// default path is too long: $XDG_RUNTIME_DIR/cockpit when set, else
+// <temp dir>/cockpit-<uid>; when that path too is longer than a socket
+// allows (a long $TMPDIR or $XDG_RUNTIME_DIR), /tmp/cockpit-<uid>, which
+// is short whatever the environment says. Every candidate is private in
+// the same way: the server makes the directory 0700, refuses one another
+// user owns and one that is shared (prepareSocketDir), so falling back
+// never puts the socket where someone else can reach it.
+func shortSocketPath(name string) string {
+	uid := "cockpit-" + strconv.Itoa(os.Getuid())
+	var dirs []string
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "cockpit")
+		dirs = append(dirs, filepath.Join(d, "cockpit"))
 	}
-	return filepath.Join(os.TempDir(), "cockpit-"+strconv.Itoa(os.Getuid()))
+	dirs = append(dirs, filepath.Join(os.TempDir(), uid))
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); len(p) <= MaxSocketPath {
+			return p
+		}
+	}
+	return filepath.Join("/tmp", uid, name)
 }
 
 // NoCockpitError explains how to get a cockpit for a command that needs one.
