@@ -66,8 +66,11 @@ type M interface{ Run() int }
 // COCKPIT_REGISTRY (the engine registry), XDG_RUNTIME_DIR (the fallback
 // socket directory) and TMUX_TMPDIR (tmux -L sockets), all in one short
 // private directory. After the tests it fails the run (exit 1, naming them)
-// when an engine is still registered alive there or a tmux server still
-// answers there, stops them, and removes the directory.
+// when an engine is still registered alive there, a tmux server still
+// answers there, or a process the tests started (one whose environment or
+// command line names the directory, as every child's does unless a test
+// built its environment from nothing) is still running; it stops them and
+// removes the directory.
 func Private(m M) M { return privateM{m} }
 
 type privateM struct{ m M }
@@ -80,6 +83,7 @@ func (p privateM) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	env := Env{
+		Dir:      dir,
 		Registry: filepath.Join(dir, "engines"),
 		Runtime:  filepath.Join(dir, "run"),
 		Tmux:     filepath.Join(dir, "tmux"),
@@ -105,17 +109,25 @@ func (p privateM) Run() int {
 
 // Env is a private environment's directories.
 type Env struct {
+	Dir      string // holds the others; a process naming it is the tests'
 	Registry string // COCKPIT_REGISTRY
 	Runtime  string // XDG_RUNTIME_DIR
 	Tmux     string // TMUX_TMPDIR: tmux's sockets are in Tmux/tmux-<uid>
 }
 
-// Leftovers lists the engines registered alive in e.Registry and the tmux
-// servers answering on sockets under e.Tmux; with stop it also stops them
-// (SIGTERM, then SIGKILL after 5 s; tmux kill-server).
+// Leftovers lists the engines registered alive in e.Registry (or in
+// e.Runtime's default registry, where a child whose COCKPIT_REGISTRY was
+// cleared registers), the tmux servers answering on sockets under e.Tmux,
+// and the processes still running that name e.Dir; with stop it also stops
+// them (SIGTERM, then SIGKILL after 5 s; tmux kill-server). A process that
+// is on its way out is given a moment (Scale(1s)) before it counts.
 func (e Env) Leftovers(stop bool) []string {
 	var out []string
 	entries, _ := filepath.Glob(filepath.Join(e.Registry, "*.json"))
+	if e.Runtime != "" {
+		more, _ := filepath.Glob(filepath.Join(e.Runtime, "cockpit", "engines", "*.json"))
+		entries = append(entries, more...)
+	}
 	sort.Strings(entries)
 	for _, path := range entries {
 		if !locked(path) {
@@ -138,7 +150,43 @@ func (e Env) Leftovers(stop bool) []string {
 			_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
 		}
 	}
+	if e.Dir == "" {
+		return out
+	}
+	var procs []int
+	Poll(time.Second, func() bool { procs = processesNaming(e.Dir); return len(procs) == 0 })
+	for _, pid := range procs {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		out = append(out, fmt.Sprintf("process %d: %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+		if stop {
+			stopPID(pid)
+		}
+	}
 	return out
+}
+
+// processesNaming is the pids, other than this process, of the live
+// processes whose environment or command line contains dir (read from
+// /proc; none where there is no /proc). A zombie has neither, and is not
+// running.
+func processesNaming(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		for _, f := range []string{"environ", "cmdline"} {
+			data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+			if strings.Contains(string(data), dir) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	sort.Ints(pids)
+	return pids
 }
 
 // locked reports whether a registry entry is flocked, which its engine
@@ -168,4 +216,39 @@ func stopPID(pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// PublicDir is a new directory, removed when t ends, that every user can
+// reach and read (0755, under $TMPDIR when every directory above it lets
+// others through, else under /tmp): for a program a test runs as another
+// user. ShortDir and t.TempDir() are private to this user.
+func PublicDir(t testing.TB) string {
+	t.Helper()
+	base := os.TempDir()
+	if !othersCanReach(base) {
+		base = "/tmp"
+	}
+	d, err := os.MkdirTemp(base, "ckpub")
+	if err == nil {
+		err = os.Chmod(d, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// othersCanReach reports whether every directory from / down to dir lets
+// other users through (o+x).
+func othersCanReach(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == "/" || d == "." {
+			return true
+		}
+	}
 }

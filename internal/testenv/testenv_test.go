@@ -81,6 +81,21 @@ func TestShortDirUnderALongTMPDIR(t *testing.T) {
 	l.Close()
 }
 
+// TestPublicDir: under a private TMPDIR a public directory goes to /tmp,
+// and others may enter it.
+func TestPublicDir(t *testing.T) {
+	private := ShortDir(t)
+	t.Setenv("TMPDIR", private)
+	d := PublicDir(t)
+	if strings.HasPrefix(d, private) || !othersCanReach(d) {
+		t.Fatalf("PublicDir = %s under the 0700 TMPDIR %s: others cannot reach it", d, private)
+	}
+	t.Setenv("TMPDIR", "/tmp")
+	if d := PublicDir(t); !strings.HasPrefix(d, "/tmp/ckpub") {
+		t.Fatalf("PublicDir = %s, want it under TMPDIR=/tmp", d)
+	}
+}
+
 // TestLeftovers: a live registered engine and a live tmux server are
 // found and stopped; a stale entry and a dead server's socket are not
 // reported.
@@ -149,7 +164,7 @@ func (f fakeM) Run() int { return f() }
 
 // TestPrivate: Run gives the tests private, short directories for the
 // registry, XDG_RUNTIME_DIR and tmux, fails a passing run that leaves a
-// tmux server, stops it, and removes the directory.
+// tmux server or a process, stops them, and removes the directory.
 func TestPrivate(t *testing.T) {
 	for _, k := range []string{"COCKPIT_REGISTRY", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"} {
 		t.Setenv(k, "/nonexistent/user/"+k) // restored after the test
@@ -163,9 +178,17 @@ func TestPrivate(t *testing.T) {
 	}
 	var seen []string
 	var server string
+	exited := make(chan struct{})
 	code := Private(fakeM(func() int {
 		for _, k := range []string{"COCKPIT_REGISTRY", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"} {
 			seen = append(seen, os.Getenv(k))
+		}
+		left := exec.Command("sleep", "60") // inherits the private environment
+		if err := left.Start(); err != nil {
+			t.Error(err)
+			close(exited)
+		} else {
+			go func() { left.Wait(); close(exited) }()
 		}
 		if tmux {
 			name := "leak"
@@ -184,14 +207,16 @@ func TestPrivate(t *testing.T) {
 			t.Errorf("%s is still there after Run", filepath.Dir(d))
 		}
 	}
-	if !tmux {
-		if code != 0 {
-			t.Fatalf("Run = %d for a clean run", code)
-		}
-		return
+	select {
+	case <-exited:
+	case <-time.After(Scale(10 * time.Second)):
+		t.Fatal("the process the tests left still runs")
 	}
 	if code != 1 {
-		t.Fatalf("Run = %d for a run that left a tmux server, want 1", code)
+		t.Fatalf("Run = %d for a run that left a process and a tmux server, want 1", code)
+	}
+	if !tmux {
+		return
 	}
 	if exec.Command("tmux", "-S", server, "list-sessions").Run() == nil {
 		exec.Command("tmux", "-S", server, "kill-server").Run()
