@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/term"
 )
 
@@ -88,7 +89,7 @@ func TestStartErrors(t *testing.T) {
 
 func TestEnvAndDir(t *testing.T) {
 	m := NewManager()
-	dir := t.TempDir()
+	dir := testenv.ShortDir(t) // pwd fits on one row whatever $TMPDIR is
 	p, err := m.Open(Config{
 		Argv: []string{"sh", "-c", `printf '%s|%s|%s|' "$TERM" "$COCKPIT_PANE" "$FOO"; pwd`},
 		Dir:  dir,

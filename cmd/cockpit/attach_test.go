@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -31,12 +32,15 @@ exec cat > typed.txt
 `
 
 // waitJoined waits for text on the screen with its rows joined (a long
-// line the terminal wrapped).
+// line the terminal wrapped: capture-pane -J joins it as written, keeping
+// a space it wrapped at) and returns that screen.
 func (s *tmuxSession) waitJoined(text string, d time.Duration) string {
 	s.t.Helper()
-	return s.waitScreen(fmt.Sprintf("%q", text), d, func(scr string) bool {
-		return strings.Contains(strings.ReplaceAll(scr, "\n", ""), text)
-	})
+	var scr string
+	if !poll(d, func() bool { scr = s.screen("-J"); return strings.Contains(strings.ReplaceAll(scr, "\n", ""), text) }) {
+		s.t.Fatalf("timed out after %s waiting for %q; screen:\n%s", d, text, scr)
+	}
+	return scr
 }
 
 // engineList is `cockpit ls --json` for the test's registry.
@@ -372,13 +376,17 @@ func TestOpenEngineFailsToStart(t *testing.T) {
 	root, _ := paneRun(t)
 	reg := engineRegistry(t)
 	exit := exitFile(t)
-	sock := filepath.Join(os.TempDir(), fmt.Sprintf("cockpit-shared-%d.sock", time.Now().UnixNano()))
+	shared := testenv.ShortDir(t) // made shared, as /tmp is, whatever TMPDIR is
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(shared, "cockpit.sock")
 	s := newTmux(t, 120, 40, nil, fmt.Sprintf("env PATH=%s COCKPIT_SOCKET=%s COCKPIT_REGISTRY=%s %s open --project-root %s --run-manifest %s; echo $? > %s; sleep 600",
 		fixture.PathWith(fixture.FakeBin(t)), sock, reg, cockpitBin, root, fixture.RunManifest, exit))
 	if code := readExit(t, exit, 20*time.Second); code != "1" {
 		t.Fatalf("open exited %s when its engine could not start:\n%s", code, s.screen())
 	}
-	s.waitJoined("cockpit open: socket directory "+os.TempDir()+" is shared", 5*time.Second)
+	s.waitJoined("cockpit open: socket directory "+shared+" is shared", 5*time.Second)
 	if p := registeredPIDs(reg); len(p) != 0 {
 		t.Fatalf("engines registered: %v", p)
 	}

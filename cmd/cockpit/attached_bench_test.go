@@ -43,6 +43,7 @@ import (
 
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/loadgen"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/watch"
@@ -501,11 +502,7 @@ func startBenchTmux(tb testing.TB, cols, rows, n int, title func(int) string, ar
 		}
 		tb.Skip("tmux is not installed")
 	}
-	dir, err := os.MkdirTemp("", "ckt")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testenv.ShortDir(tb)
 	t := &benchTmux{sock: filepath.Join(dir, "tmux.sock"), conf: filepath.Join(dir, "tmux.conf")}
 	conf := "set -g history-limit 10000\nset -g pane-border-status top\nset -g pane-border-format ' #{pane_title} '\nset -g escape-time 0\n"
 	if err := os.WriteFile(t.conf, []byte(conf), 0o600); err != nil {
@@ -539,6 +536,7 @@ func startBenchTmux(tb testing.TB, cols, rows, n int, title func(int) string, ar
 	for i, id := range strings.Fields(t.run(tb, "list-panes", "-t", "bench", "-F", "#{pane_id}")) {
 		t.run(tb, "select-pane", "-t", id, "-T", title(i))
 	}
+	var err error
 	t.pid, err = strconv.Atoi(t.run(tb, "display-message", "-p", "#{pid}"))
 	if err != nil {
 		tb.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
 )
@@ -50,10 +51,7 @@ func openLead(t *testing.T, root string, env []string, path string, cols, rows i
 // panes) and waited for.
 func engineRegistry(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "ckr")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := testenv.ShortDir(t)
 	t.Cleanup(func() {
 		for _, pid := range registeredPIDs(dir) {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
@@ -62,7 +60,6 @@ func engineRegistry(t testing.TB) string {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		os.RemoveAll(dir)
 	})
 	return dir
 }

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // cockpitBin is the cockpit under test: this test binary, which
@@ -234,7 +235,7 @@ const pollEvery = 20 * time.Millisecond
 // wait-until of these tests. They use it only to wait for another
 // process's effect, never to pace the code under test.
 func poll(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testenv.Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -30,11 +30,7 @@ func paneRun(t testing.TB) (root string, env []string) {
 	t.Helper()
 	root = fixture.Copy(t)
 	fixture.SetTerminalBackend(t, root, fixture.PaneBackend)
-	dir, err := os.MkdirTemp("", "cks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testenv.ShortDir(t)
 	return root, []string{"COCKPIT_SOCKET=" + filepath.Join(dir, "cockpit.sock")}
 }
 

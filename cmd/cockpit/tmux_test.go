@@ -74,10 +74,11 @@ func (s *tmuxSession) typeText(text string) {
 	}
 }
 
-// screen is the visible text of the session's pane.
-func (s *tmuxSession) screen() string {
+// screen is the visible text of the session's pane (flags: more
+// capture-pane flags, "-J" to join wrapped lines).
+func (s *tmuxSession) screen(flags ...string) string {
 	s.t.Helper()
-	out, err := s.cmd("capture-pane", "-p", "-t", "0").Output()
+	out, err := s.cmd(append([]string{"capture-pane", "-p", "-t", "0"}, flags...)...).Output()
 	if err != nil {
 		s.t.Fatalf("capture-pane: %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // The tmux differential tests replay a byte stream into this emulator and
@@ -41,10 +43,7 @@ func newTmux(t *testing.T) *tmuxServer {
 		}
 		t.Skip("tmux not found")
 	}
-	dir, err := os.MkdirTemp("", "vtmux")
-	if err != nil {
-		t.Fatalf("make tmux dir: %v", err)
-	}
+	dir := testenv.ShortDir(t)
 	s := &tmuxServer{t: t, sock: filepath.Join(dir, "s"), dir: dir}
 	// A session that lives as long as the test keeps the server up: tmux
 	// exits with its last session, and a new session started while it is

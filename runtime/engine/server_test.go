@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
@@ -69,12 +70,7 @@ func TestSecondUserCannotConnect(t *testing.T) {
 	}
 	// And connecting as nobody fails. The test binary sits in a private
 	// build dir, so run a copy that nobody may execute.
-	pub, err := os.MkdirTemp("", "ckbin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(pub)
-	os.Chmod(pub, 0o755)
+	pub := testenv.PublicDir(t)
 	bin := filepath.Join(pub, "engine.test")
 	data, err := os.ReadFile(os.Args[0])
 	if err != nil {
@@ -108,7 +104,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Private(m).Run())
 }
 
 func TestLiveSocketIsNeverStolen(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/realcli"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/workers"
 )
@@ -50,11 +51,7 @@ func TestWorkerDispatch(t *testing.T) {
 // priced as the catalog prices the model the evidence names.
 func TestTeamDispatchIntoPanes(t *testing.T) {
 	t.Parallel()
-	sock, err := os.MkdirTemp("", "rcs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sock) })
+	sock := testenv.ShortDir(t)
 	w := newWorld(t, append(sandboxed(), "COCKPIT_SOCKET="+filepath.Join(sock, "cockpit.sock"))...)
 	fixture.SetTerminalBackend(t, w.root, state.BackendCmuxPane)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/panes/vt"
 )
@@ -639,7 +640,7 @@ func TestLostWhileEngineAliveIsKicked(t *testing.T) {
 
 // socketAnswers finds the engine through the socket the client dialled.
 func TestSocketAnswers(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.ShortDir(t)
 	sock := dir + "/s"
 	l, err := net.Listen("unix", sock)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/runtime/control"
@@ -174,11 +175,7 @@ func TestScreenConnectionCutsWritesShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "ckh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testenv.ShortDir(t)
 	sock := filepath.Join(dir, "s", "cockpit.sock")
 	got := make(chan bool, 1)
 	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, CloseGrace: 200 * time.Millisecond,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/engine"
@@ -179,11 +179,7 @@ func startHostLead(t *testing.T, lead []string) (*Host, *engine.Engine, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "ckh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testenv.ShortDir(t)
 	sock := filepath.Join(dir, "s", "cockpit.sock")
 	h := New("")
 	eng, err := engine.Start(engine.Config{Run: run, Socket: sock, Attach: h.Attach, CloseGrace: 200 * time.Millisecond,

@@ -14,19 +14,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
 // ShortDir is a temp dir with a short path: unix socket paths are limited
-// to 107 bytes and test names make t.TempDir() long.
+// to 107 bytes and test names make t.TempDir() long (testenv.ShortDir:
+// short even under a long $TMPDIR).
 func ShortDir(t testing.TB) string {
 	t.Helper()
-	d, err := os.MkdirTemp("", "ck")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
+	return testenv.ShortDir(t)
 }
 
 // FixtureRun is a copy of the fixture run on the given terminal backend.
