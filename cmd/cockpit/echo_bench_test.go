@@ -119,7 +119,7 @@ func BenchmarkEchoVsTmux(b *testing.B) {
 	// registry, stopped when the benchmark ends) with cat in the lead pane.
 	root, env := paneRun(b)
 	reg := engineRegistry(b)
-	env = append(clientEnv(), append(env, "COCKPIT_REGISTRY="+reg, "PATH="+fixture.PathWith(fixture.FakeBin(b)))...)
+	env = append(clientEnv(), append(env, "COCKPIT_REGISTRY="+reg, envEngineProfile+"="+os.Getenv(envEngineProfile), "PATH="+fixture.PathWith(fixture.FakeBin(b)))...)
 	open := startOnTerminal(b, cockpit.u, env, cockpitBin, "open", "--project-root", root, "--run-manifest", fixture.RunManifest, "--lead", "--", "cat")
 	open.Dir = root
 	b.Cleanup(func() { detach(b, cockpit.u, open) })

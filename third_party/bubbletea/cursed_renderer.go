@@ -38,6 +38,10 @@ type cursedRenderer struct {
 	starting     bool // indicates whether the renderer is starting after being stopped
 	pendingErase bool // an scr.Erase() is pending and hasn't been drained by flush yet
 	noInput      bool // whether input is disabled, in which case keyboard enhancement queries are pointless
+
+	// lines are the last frame's rows (cockpit patch, lines.go); nil: the
+	// next frame is drawn whole.
+	lines *viewLines
 }
 
 var _ renderer = &cursedRenderer{}
@@ -333,6 +337,10 @@ func (s *cursedRenderer) flush(closing bool) error {
 		return nil
 	}
 
+	// Cockpit patch (lines.go): a frame redraws only its changed rows
+	// unless this flush must draw everything.
+	whole := s.starting || s.pendingErase || closing || frameArea != s.cellbuf.Bounds()
+
 	// We're no longer starting.
 	s.starting = false
 	s.pendingErase = false
@@ -352,8 +360,7 @@ func (s *cursedRenderer) flush(closing bool) error {
 
 	// Clear our screen buffer before copying the new frame into it to ensure
 	// we erase any old content.
-	s.cellbuf.Clear()
-	content.Draw(s.cellbuf, s.cellbuf.Bounds())
+	s.drawContent(view.Content, view.AltScreen, whole)
 
 	// If the frame height is greater than the screen height, we drop the
 	// lines from the top of the buffer.
@@ -662,6 +669,7 @@ func (s *cursedRenderer) reset() {
 }
 
 func reset(s *cursedRenderer) {
+	s.lines = nil // a new terminal renderer: the next frame is drawn whole
 	s.buf.Reset()
 	scr := uv.NewTerminalRenderer(&s.buf, s.env)
 	scr.SetColorProfile(s.profile)
@@ -773,6 +781,7 @@ func (s *cursedRenderer) setWidthMethod(method ansi.Method) {
 		_, _ = s.scr.WriteString(ansi.ResetModeUnicodeCore)
 	}
 	s.cellbuf.Method = method
+	s.lines = nil // the cells' widths may differ: the next frame is drawn whole
 	s.mu.Unlock()
 }
 
