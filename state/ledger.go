@@ -143,7 +143,7 @@ func AppendEventsContext(ctx context.Context, path string, events ...Event) erro
 		add.Write(line)
 		add.WriteByte('\n')
 	}
-	return WithLock(path, func() error {
+	return WithLockContext(ctx, path, func() error {
 		// O_NOFOLLOW: a ledger replaced by a symlink is not followed out of
 		// the run directory.
 		// O_NONBLOCK and a regular-file check: a FIFO planted as the ledger

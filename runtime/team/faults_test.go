@@ -371,30 +371,71 @@ func TestDispatchLeavesTheLeadsSkippedMarker(t *testing.T) {
 }
 
 // Issue 19, client timeouts: `team await --timeout` is honoured to the
-// second while another writer holds team-state's lock (it took 14 s for a
-// 5 s timeout): every lock wait ends with the command's context.
+// second while another writer holds team-state's lock or the ledger's (it
+// took 14 s for a 5 s timeout): every lock wait ends with the command's
+// context.
 func TestAwaitTimeoutHoldsWhileALockIsHeld(t *testing.T) {
+	for _, which := range []string{"team-state", "ledger"} {
+		t.Run(which, func(t *testing.T) {
+			run, rg := recordFixtureBatch(t)
+			zero := 0
+			writeSidecar(t, run, rg.Recs[0].Dispatch, &state.Sidecar{Status: state.StatusError, PID: os.Getpid(), ExitCode: &zero, Reason: "x"})
+			locked := run.TeamStatePath
+			if which == "ledger" {
+				locked = run.LeadEventsPath
+			}
+			held, release := make(chan struct{}), make(chan struct{})
+			go state.WithLock(locked, func() error {
+				close(held)
+				<-release
+				return nil
+			})
+			<-held
+			defer close(release)
+			start := time.Now()
+			const timeout = 2 * time.Second
+			res, err := Await(context.Background(), run, timeout)
+			if !errors.Is(err, ErrAwaitTimeout) {
+				t.Fatalf("await: %v", err)
+			}
+			// To the second: not before the timeout, and not a lock wait
+			// (30 s, state.LockTimeout) or a poll interval after it.
+			if d := time.Since(start); d < timeout || d >= timeout+time.Second {
+				t.Fatalf("a %s timeout returned after %s", timeout, d)
+			}
+			if res == nil {
+				t.Fatalf("no result")
+			}
+		})
+	}
+}
+
+// Issue 19.5, the symlink: a sidecar planted as a symlink out of the root,
+// of a wrapper that is gone, settles its dispatch error saying the path is
+// inside the root and where the symlink leads (not "use a path inside
+// it"), and the run's await and teardown complete.
+func TestASymlinkedSidecarOfADeadWrapperSettlesError(t *testing.T) {
 	run, rg := recordFixtureBatch(t)
-	zero := 0
-	writeSidecar(t, run, rg.Recs[0].Dispatch, &state.Sidecar{Status: state.StatusError, PID: os.Getpid(), ExitCode: &zero, Reason: "x"})
-	held, release := make(chan struct{}), make(chan struct{})
-	go state.WithLock(run.TeamStatePath, func() error {
-		close(held)
-		<-release
-		return nil
-	})
-	<-held
-	defer close(release)
-	start := time.Now()
-	res, err := Await(context.Background(), run, time.Second)
-	if !errors.Is(err, ErrAwaitTimeout) {
-		t.Fatalf("await: %v", err)
+	d := rg.Recs[0].Dispatch
+	if err := lifecycle.MarkLaunched(run, rg.Recs[:1], []lifecycle.Launched{{PID: deadPID(t)}}); err != nil {
+		t.Fatal(err)
 	}
-	// The lock would have been waited for 30 s (state.LockTimeout).
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("a 1 s timeout returned after %s", d)
+	outside := filepath.Join(t.TempDir(), "elsewhere.json")
+	if err := os.WriteFile(outside, []byte(`{"status": "completed"}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if res == nil || res.Counts.Pending != 3 {
-		t.Fatalf("result %+v", res)
+	if err := os.Symlink(outside, filepath.Join(run.Root.Dir(), d.StatusPath)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Await(context.Background(), run, time.Second); !errors.Is(err, ErrAwaitTimeout) {
+		t.Fatalf("await: %v (it must wait on the other workers, not fail)", err)
+	}
+	got := dispatchOf(t, run, d.DispatchID)
+	want := "its status sidecar cannot be read: statusPath: path " + `"` + d.StatusPath + `"` + " is inside the project root, but a symlink on it leads to " + outside + ", outside the project root; replace the symlink with the file itself, or point it inside the root"
+	if got.Status != state.StatusError || got.Reason != want {
+		t.Fatalf("settled %s %q\nwant error %q", got.Status, got.Reason, want)
+	}
+	if _, err := lifecycle.Teardown(context.Background(), run, false); err != nil {
+		t.Fatalf("teardown: %v", err)
 	}
 }
