@@ -93,8 +93,12 @@ func TestSecondUserCannotConnect(t *testing.T) {
 // another user: with COCKPIT_TEST_DIAL set, the test binary only dials that
 // socket and says how it went.
 func TestMain(m *testing.M) {
+	runWrapper()
 	if spec := os.Getenv(childEngineEnv); spec != "" {
 		runChildEngine(spec)
+	}
+	if spec := os.Getenv(dyingEngineEnv); spec != "" {
+		runDyingEngine(spec)
 	}
 	if sock := os.Getenv("COCKPIT_TEST_DIAL"); sock != "" {
 		if _, err := control.Dial(context.Background(), sock, "intruder"); err != nil {
@@ -104,7 +108,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(testenv.Private(m).Run())
+	code := testenv.Private(m).Run()
+	fixture.Cleanup() // the fake providers' directory (TestEngineDeathIsNotAClosedPane)
+	os.Exit(code)
 }
 
 func TestLiveSocketIsNeverStolen(t *testing.T) {
