@@ -125,12 +125,12 @@ func (a *App) onNavKey(msg tea.KeyPressMsg) tea.Cmd {
 // and the mode the screen was in stays (typing goes on after ctrl+b z).
 func (a *App) navCommand(msg tea.KeyPressMsg, prefixed bool) (tea.Cmd, bool) {
 	km := a.keys.Nav
-	if !anyMatch(msg, km.Help, km.Gate, km.Overview, km.Quit, km.Left, km.Right, km.Up, km.Down, km.Next, km.Prev, km.Jump, km.Enter, km.Zoom, km.Scroll, km.Timeline, km.Close, km.Detach) {
+	if !anyMatch(msg, km.Help, km.Gate, km.Overview, km.Quit, km.Left, km.Right, km.Up, km.Down, km.Next, km.Prev, km.Jump, km.Enter, km.Zoom, km.Scroll, km.ScrollPage, km.Timeline, km.Close, km.Detach) {
 		return nil, false
 	}
 	if prefixed {
 		a.closeOverlays()
-		if a.mode == modeScroll && !key.Matches(msg, km.Scroll) {
+		if a.mode == modeScroll && !anyMatch(msg, km.Scroll, km.ScrollPage) {
 			a.leaveScroll()
 		}
 	}
@@ -192,12 +192,12 @@ func (a *App) navCommand(msg tea.KeyPressMsg, prefixed bool) (tea.Cmd, bool) {
 			a.zoom = !a.zoom
 			a.relayout()
 		}
-	case key.Matches(msg, km.Scroll):
+	case key.Matches(msg, km.Scroll), key.Matches(msg, km.ScrollPage):
 		if a.mode == modeScroll {
 			return nil, true
 		}
 		back := 0
-		if msg.String() == "pgup" {
+		if key.Matches(msg, km.ScrollPage) {
 			back = a.focusedHeight()
 		}
 		a.enterScroll(back, false)

@@ -42,6 +42,7 @@ type NavKeys struct {
 	Enter                 key.Binding
 	Zoom                  key.Binding
 	Scroll                key.Binding
+	ScrollPage            key.Binding // pgup: scroll mode, a page up
 	Timeline              key.Binding
 	Close                 key.Binding
 	Gate                  key.Binding
@@ -179,23 +180,24 @@ func NewKeyMap(prefix string) KeyMap {
 	return KeyMap{
 		Prefix: bind(p, "then one screen key", p),
 		Nav: NavKeys{
-			Left:     bind("←↓↑→ hjkl", "move focus", "left", "h"),
-			Right:    bind("", "", "right", "l"),
-			Up:       bind("", "", "up", "k"),
-			Down:     bind("", "", "down", "j"),
-			Next:     bind("tab/S-tab", "next / previous pane", "tab"),
-			Prev:     bind("", "", "shift+tab"),
-			Jump:     bind("1-9", "focus pane n", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-			Enter:    bind("enter/i", "type into the pane", "enter", "i"),
-			Zoom:     bind("z", "zoom / unzoom", "z"),
-			Scroll:   bind("[/pgup", "scroll the history", "[", "pgup"),
-			Timeline: bind("t", "show / hide timeline", "t"),
-			Close:    bind("x", "close a worker pane", "x"),
-			Gate:     bind("g", "answer a waiting gate", "g"),
-			Overview: bind("w", "run overview", "w"),
-			Detach:   bind("d", "detach (the run goes on)", "d"),
-			Quit:     bind("q", "quit", "q", "ctrl+c"),
-			Help:     bind("?", "this help", "?"),
+			Left:       bind("←↓↑→ hjkl", "move focus", "left", "h"),
+			Right:      bind("", "", "right", "l"),
+			Up:         bind("", "", "up", "k"),
+			Down:       bind("", "", "down", "j"),
+			Next:       bind("tab/S-tab", "next / previous pane", "tab"),
+			Prev:       bind("", "", "shift+tab"),
+			Jump:       bind("1-9", "focus pane n", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+			Enter:      bind("enter/i", "type into the pane", "enter", "i"),
+			Zoom:       bind("z", "zoom / unzoom", "z"),
+			Scroll:     bind("[/pgup", "scroll the history", "["),
+			ScrollPage: bind("", "", "pgup"),
+			Timeline:   bind("t", "show / hide timeline", "t"),
+			Close:      bind("x", "close a worker pane", "x"),
+			Gate:       bind("g", "answer a waiting gate", "g"),
+			Overview:   bind("w", "run overview", "w"),
+			Detach:     bind("d", "detach (the run goes on)", "d"),
+			Quit:       bind("q", "quit", "q", "ctrl+c"),
+			Help:       bind("?", "this help", "?"),
 		},
 		Prefixed: PrefixedKeys{
 			Navigate:   bind("esc", "navigation mode", "esc"),

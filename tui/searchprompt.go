@@ -51,7 +51,7 @@ func (p *searchPrompt) HandleMsg(msg tea.Msg) action {
 				return actClose{}
 			}
 			return actions{actClose{}, actSearch{query: q, backward: p.backward}}
-		case msg.String() == "backspace" && p.input.Value() == "":
+		case key.Matches(msg, k.Edit.DeleteCharacterBackward) && p.input.Value() == "":
 			return actClose{}
 		default:
 			p.input, _ = p.input.Update(msg)

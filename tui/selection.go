@@ -219,7 +219,7 @@ func (a *App) onSelectKey(s *selection, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Swap):
 		s.anchor, s.cursor = s.cursor, s.anchor
 		s.want = s.cursor.Col
-	case key.Matches(msg, k.Start) && msg.String() == "v", key.Matches(msg, k.Lines):
+	case key.Matches(msg, k.Start) && !key.Matches(msg, k.Anchor), key.Matches(msg, k.Lines):
 		lines := key.Matches(msg, k.Lines)
 		if s.lines == lines {
 			a.scroll.sel = nil

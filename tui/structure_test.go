@@ -144,3 +144,57 @@ func TestHelpIsTheKeyMap(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysOnlyFromKeyMap: no part of the screen matches a key by its
+// name (`msg.String() == "pgup"`, a switch on it): keys are matched only
+// through the KeyMap, so the help, generated from it, is the truth
+// (issue 17). prefix.go is exempt: it turns a user's --prefix into the
+// name the KeyMap is built with.
+func TestKeysOnlyFromKeyMap(t *testing.T) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	isKeyName := func(e ast.Expr) bool {
+		call, ok := e.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return false
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "String" {
+			return false
+		}
+		id, ok := sel.X.(*ast.Ident)
+		return ok && (id.Name == "msg" || id.Name == "k" || id.Name == "key")
+	}
+	isLit := func(e ast.Expr) bool { l, ok := e.(*ast.BasicLit); return ok && l.Kind == token.STRING }
+	files := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || name == "prefix.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if (n.Op == token.EQL || n.Op == token.NEQ) && ((isKeyName(n.X) && isLit(n.Y)) || (isKeyName(n.Y) && isLit(n.X))) {
+					t.Errorf("%s: a key matched by its name, not through the KeyMap", fset.Position(n.Pos()))
+				}
+			case *ast.SwitchStmt:
+				if n.Tag != nil && isKeyName(n.Tag) {
+					t.Errorf("%s: a switch on a key's name, not the KeyMap", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	}
+	if files < 30 {
+		t.Fatalf("looked at %d files: the check looks at the wrong thing", files)
+	}
+}
