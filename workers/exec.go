@@ -153,7 +153,6 @@ type plan struct {
 	idle         time.Duration
 	presentation string
 	sessionID    string // the dispatcher's, else one the wrapper issued
-	issued       bool   // sessionID was issued by the wrapper
 	promptText   string
 	grace        time.Duration
 	argv         []string
@@ -180,7 +179,7 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 	if p.sessionID == "" {
 		// Without one the CLI picks its own id and nothing downstream can
 		// map that session back to this worker (seed 004).
-		p.sessionID, p.issued = NewSessionID(), true
+		p.sessionID = NewSessionID()
 	} else if !uuidRE().MatchString(p.sessionID) {
 		return nil, refuse(exitUsage, "--session-id is %q; expected a UUID such as 0b7c4c1e-8f0a-4d3e-9a51-2f6c7d8e9f01 (claude and gemini take only UUIDs)", p.sessionID)
 	}

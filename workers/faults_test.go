@@ -145,6 +145,25 @@ func TestExecSessionIDs(t *testing.T) {
 	if m == nil || csc.SessionID != m[1] {
 		t.Fatalf("codex sidecar sessionId %q, printed %v", csc.SessionID, m)
 	}
+
+	// As dispatched (ExecArgs passes the dispatch's id): claude runs under
+	// it and the sidecar keeps it; codex exec takes none, so the sidecar
+	// records the id codex printed, which names its rollout.
+	given := NewSessionID()
+	droot := fixture.Copy(t)
+	w = runWrapper(t, wrapperEnv(t), "claude", droot, "opus", fixture.ClaudePrompt, "", "", "", "--presentation", "quiet", "--session-id", given)
+	if dsc := terminal(t, abs(droot, fixture.ClaudePrompt), state.StatusCompleted, 0); w.code != 0 || dsc.SessionID != given {
+		t.Fatalf("claude given %s: exit %d, sidecar sessionId %q", given, w.code, dsc.SessionID)
+	}
+	if log := readLog(t, abs(droot, fixture.ClaudePrompt)); !strings.Contains(log, `"session_id":"`+given+`"`) {
+		t.Fatalf("claude did not run under the given id %s: %q", given, log)
+	}
+	w = runWrapper(t, wrapperEnv(t, "CODEX_HOME="+t.TempDir()), codexArgs(droot, "--presentation", "quiet", "--session-id", given)...)
+	dsc := terminal(t, abs(droot, fixture.CodexPrompt), state.StatusCompleted, 0)
+	m = regexp.MustCompile(`session id: (\S+)`).FindStringSubmatch(readLog(t, abs(droot, fixture.CodexPrompt)))
+	if w.code != 0 || m == nil || m[1] == given || dsc.SessionID != m[1] {
+		t.Fatalf("codex given %s: exit %d, sidecar sessionId %q, printed %v", given, w.code, dsc.SessionID, m)
+	}
 }
 
 // TestExecLogSymlinkNotFollowed: a <prompt>.log planted as a symlink is
@@ -215,6 +234,41 @@ func TestExecEndsOrphans(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		data, _ := os.ReadFile("/proc/" + m[1] + "/stat")
 		t.Fatalf("the setsid grandchild %d outlived its worker (%v): %s", pid, err, data)
+	}
+}
+
+// TestExecEndsOrphansOnTeardown: the same grandchild, left by a CLI that
+// is still working when the worker is torn down (the wrapper gets SIGTERM,
+// as team teardown and a closing pane send it), is ended with the worker
+// too: nothing keeps the pane's terminal open after the worker ends.
+func TestExecEndsOrphansOnTeardown(t *testing.T) {
+	t.Parallel()
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang-leave-orphan")
+	prompt := abs(root, fixture.CodexPrompt)
+	w := startWrapper(t, wrapperEnv(t), codexArgs(root, "--presentation", "quiet")...)
+	orphan := regexp.MustCompile(`left orphan pid (\d+)`)
+	var pid int
+	waitFor(t, "the CLI to leave its grandchild", 30*time.Second, func() bool {
+		log, _ := os.ReadFile(state.LogPath(prompt))
+		m := orphan.FindSubmatch(log)
+		if m != nil {
+			pid, _ = strconv.Atoi(string(m[1]))
+		}
+		return m != nil
+	})
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the grandchild %d is not running before teardown: %v", pid, err)
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, 30*time.Second)
+	terminal(t, prompt, state.StatusError, 143, "wrapper got SIGTERM")
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		t.Fatalf("the setsid grandchild %d outlived its torn-down worker (%v): %s", pid, err, data)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -226,9 +227,11 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if e.sig != 0 || e.code != 0 || !e.result {
 		e.lastLine = lastErrorLine(tail)
 	}
-	if p.issued {
-		// The CLI took no session id from the wrapper's argv: record the
-		// one it printed, which is the one its own files are named by.
+	if !slices.Contains(p.provider.Command, "{sessionId}") {
+		// The CLI took no session id from its argv (codex exec), whoever
+		// issued it: record the one it printed, which is the one its own
+		// files are named by (a rollout's name), so the session maps back
+		// to this worker.
 		if id := printedSessionID(head); id != "" {
 			sc.SessionID = id
 		}

@@ -12,6 +12,7 @@
 //	ok-<dur>             the same, working for <dur> (a Go duration: 3s, 500ms)
 //	ok-leave-child       as ok, leaving a background job in its process group that ignores SIGHUP
 //	ok-leave-orphan      as ok, leaving a grandchild in a session of its own (setsid)
+//	hang-leave-orphan    as hang, after leaving such a grandchild
 //	fail                 exit 1 without a result
 //	fail-<code>          exit <code> without a result
 //	noresult             exit 0 without writing the result
@@ -114,6 +115,11 @@ func Main(argv []string) int {
 		behaviour = "ok"
 	}
 	f := &fake{name: name, model: model, behaviour: behaviour, result: resolve(resultRel)}
+	// A CLI that takes --session-id (claude, gemini) files its session
+	// under it, as the real ones do.
+	if i := slices.Index(args, "--session-id"); i >= 0 && i+1 < len(args) {
+		f.session = args[i+1]
+	}
 	return f.run()
 }
 
@@ -216,6 +222,7 @@ func resolve(p string) string {
 
 type fake struct {
 	name, model, behaviour, result string
+	session                        string // --session-id, when given
 	ev                             *evidence
 }
 
@@ -268,7 +275,7 @@ func (f *fake) run() int {
 		}
 		f.printf("left pid %d behind\r\n", bg.Process.Pid)
 		return f.ok(50 * time.Millisecond)
-	case b == "ok-leave-orphan":
+	case b == "ok-leave-orphan", b == "hang-leave-orphan":
 		// A daemon of its own: a grandchild in a new session (setsid), out
 		// of reach of the CLI's process group, that outlives the CLI.
 		bg := exec.Command("sleep", "300")
@@ -278,6 +285,11 @@ func (f *fake) run() int {
 			return 96
 		}
 		f.printf("left orphan pid %d behind\r\n", bg.Process.Pid)
+		if b == "hang-leave-orphan" {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
 		return f.ok(50 * time.Millisecond)
 	case strings.HasPrefix(b, "ok-"):
 		return f.ok(mustDur(strings.TrimPrefix(b, "ok-")))

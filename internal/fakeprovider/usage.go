@@ -40,6 +40,9 @@ var claudeServed = map[string]string{"opus": "claude-opus-4-8-20261015", "sonnet
 
 func newEvidence(f *fake) *evidence {
 	e := &evidence{f: f, id: uuid()}
+	if f.session != "" {
+		e.id = f.session
+	}
 	cwd, _ := os.Getwd()
 	switch f.name {
 	case "claude":

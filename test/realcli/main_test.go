@@ -316,8 +316,30 @@ func (w *world) checkCompleted(t *testing.T, j job, d *state.Dispatch) {
 	if !uuidRE.MatchString(sc.SessionID) {
 		t.Errorf("%s: sidecar sessionId %q is not a session UUID", j.provider, sc.SessionID)
 	}
-	if j.provider == "claude" && !strings.Contains(w.log(j), `"session_id":"`+sc.SessionID+`"`) {
-		t.Errorf("claude did not run under the issued session id %s", sc.SessionID)
+	// The sidecar's session id is the one the CLI's own files are filed
+	// under (seed 004: what maps a session back to its worker).
+	switch j.provider {
+	case "claude":
+		if !strings.Contains(w.log(j), `"session_id":"`+sc.SessionID+`"`) {
+			t.Errorf("claude did not run under the issued session id %s", sc.SessionID)
+		}
+	case "codex":
+		// codex exec takes no id: the sidecar records the one it printed,
+		// which names its rollout.
+		if m, _ := filepath.Glob(filepath.Join(w.home.CodexHome(), "sessions", "*", "*", "*", "rollout-*-"+sc.SessionID+".jsonl")); len(m) != 1 {
+			t.Errorf("codex: no rollout named by the sidecar's session id %s (%v)", sc.SessionID, m)
+		}
+	case "antigravity":
+		// gemini --session-id: its chat recording carries the issued id.
+		chats, _ := filepath.Glob(filepath.Join(w.home.GeminiDir(), "tmp", "*", "chats", "session-*.jsonl"))
+		found := false
+		for _, c := range chats {
+			data, _ := os.ReadFile(c)
+			found = found || strings.Contains(string(data), `"sessionId":"`+sc.SessionID+`"`)
+		}
+		if !found {
+			t.Errorf("gemini: no chat recording of the issued session id %s among %v", sc.SessionID, chats)
+		}
 	}
 }
 

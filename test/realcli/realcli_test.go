@@ -235,6 +235,9 @@ func TestFailuresNameThemselves(t *testing.T) {
 	if realcli.IsRoot() {
 		cases = append(cases, struct{ provider, reason string }{"claude", "exit status 1: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"})
 	}
+	// team await, as a lead collects the batch: one line per dispatch with
+	// its reason.
+	await := w.cockpit(ctx, "team", "await", "--timeout", "30s")
 	for _, c := range cases {
 		t.Run(c.provider, func(t *testing.T) {
 			j := jobsByProvider[c.provider]
@@ -242,8 +245,16 @@ func TestFailuresNameThemselves(t *testing.T) {
 			if sc.Status != state.StatusError || !strings.Contains(sc.Reason, c.reason) {
 				t.Fatalf("%s: sidecar %s reason %q, want it to contain %q\nlog tail:\n%s", c.provider, sc.Status, sc.Reason, c.reason, tail(w.log(j)))
 			}
-			if d := out.of(t, j); d.Status != state.StatusError || !strings.Contains(d.Reason, c.reason) {
+			d := out.of(t, j)
+			if d.Status != state.StatusError || !strings.Contains(d.Reason, c.reason) {
 				t.Errorf("%s: dispatch %s reason %q", c.provider, d.Status, d.Reason)
+			}
+			found := false
+			for _, l := range strings.Split(await.stdout, "\n") {
+				found = found || strings.HasPrefix(l, d.DispatchID+"\t") && strings.Contains(l, "\terror\t") && strings.Contains(l, c.reason)
+			}
+			if !found {
+				t.Errorf("%s: team await (exit %d) has no line for %s with its reason:\n%s%s", c.provider, await.code, d.DispatchID, await.stdout, await.stderr)
 			}
 		})
 	}
