@@ -42,12 +42,19 @@ func TestExecCompletedV2(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, w.stderr)
 	}
 	sc := terminal(t, prompt, state.StatusCompleted, 0)
+	// codex exec takes no session id: the terminal sidecar records the one
+	// it printed (its rollout's), not the dispatcher's; the started one
+	// still carries the dispatcher's.
+	printed := regexp.MustCompile(`session id: (\S+)`).FindStringSubmatch(readLog(t, prompt))
+	if printed == nil || started.SessionID != "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f" {
+		t.Fatalf("printed session id %v, started sidecar's %q", printed, started.SessionID)
+	}
 	want := state.Sidecar{
 		Status: "completed", Wrapper: "okstra-codex-exec.sh", Role: "analyser", Provider: "codex", Model: "gpt-6.1-sol",
 		PID: w.cmd.Process.Pid, ChildPID: started.ChildPID, StartedAt: started.StartedAt,
 		LogPath:                  fixture.CodexPrompt + ".log",
 		ResultPath:               fixture.RunDir + "/worker-results/codex-worker-feature-analysis-002.md",
-		SessionID:                "5f0c2d1e-8a7b-4c3d-9e2f-1a0b9c8d7e6f",
+		SessionID:                printed[1],
 		SchemaVersion:            "2.0",
 		ExecutionIdentityVersion: 2,
 		ParticipantRef:           "participant-002",
