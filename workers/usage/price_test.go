@@ -164,3 +164,25 @@ func TestCacheWritePrices(t *testing.T) {
 		t.Fatalf("tokens %+v", got)
 	}
 }
+
+// TestGeminiStreamStatsPerModel: gemini-cli 0.61's stream-json result
+// event gives each model's counts flat (stats.models[m] = {total_tokens,
+// input_tokens, output_tokens, cached, input}); a run served by two
+// models is split between them (issue 16 item 6: the parser looked for
+// models[m].tokens and totalled zeros), each priced by its own (flash has
+// no price here: the whole is "?").
+func TestGeminiStreamStatsPerModel(t *testing.T) {
+	ev := `{"type":"result","status":"success","stats":{"total_tokens":4300,"input_tokens":4000,"output_tokens":200,"cached":1000,"input":3000,` +
+		`"models":{"gemini-3.1-pro":{"total_tokens":3160,"input_tokens":3000,"output_tokens":160,"cached":600,"input":2400},` +
+		`"gemini-3-flash-preview":{"total_tokens":1140,"input_tokens":1000,"output_tokens":40,"cached":400,"input":600}}}}` + "\n"
+	fl := NewFollower("", StreamJSON)
+	fl.feed([]byte(ev))
+	by := fl.Totals().ByModel
+	if by["gemini-3.1-pro"] != (Tokens{Input: 2400, CacheRead: 600, Output: 160}) || by["gemini-3-flash-preview"] != (Tokens{Input: 600, CacheRead: 400, Output: 40 + 100}) || len(by) != 2 {
+		t.Fatalf("by model %+v", by)
+	}
+	s := Price(workers.BuiltinCatalog(), "antigravity", "gemini-3.1-pro", fl.Totals(), "stream-json")
+	if s.Priced || s.Model != "gemini-3.1-pro" || !near(s.ListUSD, (2400*2+600*0.20+160*12)/1e6) {
+		t.Fatalf("summary %+v", s)
+	}
+}
