@@ -79,12 +79,14 @@ func findCells(e *vt.Emulator, s string) (x, y int, ok bool) {
 }
 
 // key types one key and times it until its echo is in its cell of the
-// user terminal's screen (checked after every read of the terminal).
-func (t *echoTarget) key(b *testing.B, k byte) {
+// user terminal's screen (checked after every read of the terminal), after
+// a pause at a typing pace; a full line is ended first, before the pause.
+func (t *echoTarget) key(b *testing.B, k byte, pause func()) {
 	b.Helper()
 	if t.n == echoLineKeys {
 		t.newLine(b, false)
 	}
+	pause()
 	x, y, want := t.x+t.n, t.y, string(k)
 	hit := t.u.watchEmu(func(e *vt.Emulator) bool { return e.CellText(e.Cell(x, y)) == want })
 	t0 := time.Now()
@@ -152,16 +154,14 @@ func BenchmarkEchoVsTmux(b *testing.B) {
 	// Warm up: a line of keys each, untimed.
 	for i := range echoLineKeys {
 		for _, t := range []*echoTarget{cockpit, tmux} {
-			pause()
-			t.key(b, 'a'+byte(i))
+			t.key(b, 'a'+byte(i), pause)
 		}
 	}
 	cockpit.lat, tmux.lat = nil, nil
 	i := 0
 	for b.Loop() {
 		for _, t := range []*echoTarget{cockpit, tmux} {
-			pause()
-			t.key(b, 'a'+byte(i%26))
+			t.key(b, 'a'+byte(i%26), pause)
 		}
 		i++
 	}

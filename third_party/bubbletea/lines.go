@@ -1,6 +1,7 @@
 package tea
 
 import (
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -22,6 +23,10 @@ import (
 // combining mark, no unterminated sequence, valid UTF-8). Otherwise, or
 // after a resize, an erase, a reset or a width-method change, the frame is
 // drawn whole as upstream draws it.
+
+// scrollOptim is upstream's choice of scroll optimization (reset): off on
+// Windows, for some terminals' bugs.
+var scrollOptim = runtime.GOOS != "windows"
 
 // viewLines is what the renderer keeps of the last frame it drew.
 type viewLines struct {
@@ -55,15 +60,24 @@ func (s *cursedRenderer) drawContent(content string, alt, whole bool) {
 		}
 		if ok {
 			w := s.cellbuf.Width()
+			changed := 0
 			for i, r := range rows {
 				if r != prev.rows[i] {
 					uv.NewStyledString(r).Draw(s.cellbuf, uv.Rect(0, i, w, 1))
+					changed++
 				}
 			}
+			// A scroll changes every row of its region: with a few rows
+			// changed there is none worth finding, and looking (hashing every
+			// row of both buffers) would cost more than the rows drawn. The
+			// hashes of a later frame that looks are taken afresh: every row
+			// keeps a touched record once drawn, and those are rehashed.
+			s.scr.SetScrollOptim(scrollOptim && changed > len(rows)/4)
 			s.lines = &viewLines{rows: rows, clean: clean, all: true}
 			return
 		}
 	}
+	s.scr.SetScrollOptim(scrollOptim)
 	s.cellbuf.Clear()
 	uv.NewStyledString(content).Draw(s.cellbuf, s.cellbuf.Bounds())
 	if alt && len(rows) == s.cellbuf.Height() {
