@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -57,7 +58,7 @@ func TestAttachHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(10*time.Second))
 	defer cancel()
 	conn, r, hello, res, err := DialAttach(ctx, sock, "test", AttachParams{Cols: 120, Rows: 40, Env: []string{"TERM=xterm"}, ReadOnly: true})
 	if err != nil {
@@ -126,7 +127,7 @@ func TestAttachRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(10*time.Second))
 	defer cancel()
 	_, _, _, _, err = DialAttach(ctx, sock, "test", AttachParams{Cols: 80, Rows: 24})
 	var re *RPCError
@@ -157,7 +158,7 @@ func TestStatusAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(10*time.Second))
 	defer cancel()
 	c, err := Dial(ctx, sock, "test")
 	if err != nil {

@@ -16,12 +16,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 )
 
-// waitUntil polls cond every 10 ms for up to d.
+// waitUntil polls cond every 10 ms for up to d (scaled to the machine).
 func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	d = testenv.Scale(d)
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
@@ -53,11 +55,11 @@ func TestSilentConnectionIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	_ = nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = nc.SetReadDeadline(time.Now().Add(testenv.Scale(20 * time.Second)))
 	if _, err := io.ReadAll(nc); err != nil {
 		t.Fatalf("the silent connection was not closed: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(10*time.Second))
 	defer cancel()
 	c, err := Dial(ctx, sock, "test")
 	if err != nil {
@@ -72,7 +74,7 @@ func TestConnectionCap(t *testing.T) {
 	lim := DefaultLimits
 	lim.MaxConns = 3
 	s, sock := listenTest(t, &countingHandler{}, lim)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(10*time.Second))
 	defer cancel()
 	var open []*Client
 	for range 3 {
@@ -171,7 +173,7 @@ func TestLaggingSubscriberIsTold(t *testing.T) {
 	h := &streamHandler{lag: true}
 	_, sock := listenTest(t, h, DefaultLimits)
 	nc, r := subscribeRaw(t, sock)
-	_ = nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = nc.SetReadDeadline(time.Now().Add(testenv.Scale(20 * time.Second)))
 	msg, err := ReadMessage(r)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +227,7 @@ func TestPlantedLockFileIsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "is not a regular file (a FIFO)") {
 			t.Fatalf("a FIFO lock file: %v, want a refusal naming it", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Scale(10 * time.Second)):
 		t.Fatal("Listen hangs on a FIFO lock file")
 	}
 }

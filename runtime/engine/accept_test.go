@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
@@ -83,7 +84,7 @@ func TestAcceptSurvivesTheOpenFileLimit(t *testing.T) {
 		go func() { done <- child.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.Scale(30 * time.Second)):
 			child.Process.Kill()
 			<-done
 		}
@@ -101,7 +102,7 @@ func TestAcceptSurvivesTheOpenFileLimit(t *testing.T) {
 		}
 	}()
 	pid := child.Process.Pid
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(20 * time.Second))
 	for openFDs(pid) < childNoFile && time.Now().Before(deadline) {
 		if c, err := net.Dial("unix", sock); err == nil {
 			burst = append(burst, c)
@@ -123,7 +124,7 @@ func TestAcceptSurvivesTheOpenFileLimit(t *testing.T) {
 		c.Close()
 	}
 	burst = nil
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(30*time.Second))
 	defer cancel()
 	cl, err := control.Dial(ctx, sock, "test")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -63,7 +64,7 @@ func TestSubscribeLosesNothingPublishedMeanwhile(t *testing.T) {
 			defer stop()
 			snap := (<-events).n
 			want := snap + 1
-			deadline := time.After(30 * time.Second)
+			deadline := time.After(testenv.Scale(30 * time.Second))
 			for want <= min(snap+200, total) {
 				select {
 				case ev := <-events:
@@ -120,7 +121,7 @@ func TestSubscribeAnnouncesEveryPaneOnce(t *testing.T) {
 	wg.Wait()
 	for s := range subs {
 		seen := map[string]int{}
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(testenv.Scale(10 * time.Second))
 		for len(seen) < panes {
 			select {
 			case ev := <-s.events:
@@ -165,7 +166,7 @@ func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
 			for _, ev := range batch {
 				got = append(got, ev.n)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testenv.Scale(5 * time.Second)):
 			t.Fatalf("got %v, then nothing", got)
 		}
 	}
@@ -180,7 +181,7 @@ func TestSubscribeBatchesDeliversInOrder(t *testing.T) {
 		if ok {
 			t.Fatal("a batch after the subscription ended")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Scale(5 * time.Second)):
 		t.Fatal("the channel stayed open after the subscription ended")
 	}
 }
@@ -207,7 +208,7 @@ func TestBurstOfEveryEventKind(t *testing.T) {
 		b.publish(ev)
 	}
 	var got []view.Event
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(testenv.Scale(10 * time.Second))
 	for len(got) < len(burst)-2 {
 		select {
 		case batch := <-sub.C:
@@ -262,7 +263,7 @@ func TestLaggingSubscriberIsDropped(t *testing.T) {
 		select {
 		case batch := <-other.C:
 			n += len(batch)
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Scale(10 * time.Second)):
 			t.Fatalf("the other subscriber got %d events of 21", n)
 		}
 	}

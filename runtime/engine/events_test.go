@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
@@ -24,7 +25,7 @@ func TestFrozenEventsClientIsDropped(t *testing.T) {
 	run := runtest.FixtureRun(t, state.BackendCockpitPane)
 	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
 	lim := control.DefaultLimits
-	lim.WriteStall = 3 * time.Second // the frozen client goes after it; the reading one must not stall so long
+	lim.WriteStall = testenv.Scale(3 * time.Second) // the frozen client goes after it; the reading one must not stall so long
 	logPath := filepath.Join(t.TempDir(), "engine.log")
 	lf, err := OpenLog(logPath)
 	if err != nil {
@@ -64,7 +65,7 @@ func TestFrozenEventsClientIsDropped(t *testing.T) {
 	}
 	waitUntil(t, "the frozen client is dropped", func() bool { return c.broker.count() == 0 })
 	// A reader subscribed now gets the next change.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(20*time.Second))
 	defer cancel()
 	cl, err := control.Dial(ctx, sock, "cockpit events")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/team"
 	"github.com/okstra/cockpit/runtime/view"
@@ -61,7 +62,7 @@ func TestGateAskInTheCockpit(t *testing.T) {
 		res, err := team.AskGate(context.Background(), team.GateRequest{Run: run, Gate: g, Report: team.DefaultReport(run)}, func(l string) { lines = append(lines, l) })
 		done <- out{res, err}
 	}()
-	waitGate := time.Now().Add(10 * time.Second)
+	waitGate := time.Now().Add(testenv.Scale(10 * time.Second))
 	for len(c.View().Gates) == 0 {
 		if time.Now().After(waitGate) {
 			t.Fatal("the gate never reached the cockpit")
@@ -77,7 +78,7 @@ func TestGateAskInTheCockpit(t *testing.T) {
 	var o out
 	select {
 	case o = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Scale(10 * time.Second)):
 		t.Fatal("gate ask did not return after the answer")
 	}
 	if o.err != nil {
@@ -145,7 +146,7 @@ func TestGateWithdrawnWhenTheAskerLeaves(t *testing.T) {
 	waitForGate(t, c)
 	cl.Close()
 	cancel()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 	for len(c.View().Gates) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the gate stayed after its asker hung up")
@@ -158,7 +159,7 @@ func TestGateWithdrawnWhenTheAskerLeaves(t *testing.T) {
 // ten seconds instead of hanging it.
 func waitForGate(t *testing.T, c *Engine) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for len(c.View().Gates) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the gate never reached the cockpit")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
@@ -36,7 +37,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // returns it.
 func waitView(tb testing.TB, events <-chan view.Event, what string, ok func(view.RunView) bool) view.RunView {
 	tb.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testenv.Scale(20 * time.Second))
 	for {
 		select {
 		case ev, open := <-events:

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
@@ -54,7 +55,7 @@ func TestLogSaysWhyADispatchEndedAsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Scale(20*time.Second))
 	defer cancel()
 	cl, err := control.Dial(ctx, sock, "team dispatch")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 )
@@ -27,7 +28,7 @@ func startedAt(t *testing.T, c *Engine, id, out string) string {
 	}
 	select {
 	case <-p.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Scale(10 * time.Second)):
 		t.Fatalf("pane %s's program did not end", id)
 	}
 	data, err := os.ReadFile(out)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
@@ -152,7 +153,7 @@ func TestFIFOsDoNotHangTheEngine(t *testing.T) {
 	select {
 	case <-done:
 		closed = true
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.Scale(20 * time.Second)):
 		t.Fatal("the engine's close hangs on a FIFO")
 	}
 	data, _ := os.ReadFile(logPath)

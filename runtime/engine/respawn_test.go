@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -72,7 +73,7 @@ func TestRespawnLead(t *testing.T) {
 			if n, ok := ev.(view.Notice); ok && n.PaneID == id {
 				noticed = true
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Scale(10 * time.Second)):
 			t.Fatal("no notice for the respawned lead")
 		}
 	}
@@ -89,7 +90,7 @@ func TestRespawnLead(t *testing.T) {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -210,7 +210,7 @@ func (rc *rawConn) roundTrip(t *testing.T, line string) control.Reply {
 	if _, err := rc.c.Write([]byte(line + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	rc.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	rc.c.SetReadDeadline(time.Now().Add(testenv.Scale(10 * time.Second)))
 	msg, err := control.ReadMessage(rc.r)
 	if err != nil {
 		t.Fatal(err)
