@@ -222,7 +222,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	}
 	// The parent that started the wrapper is gone: it was reparented (to
 	// init or a subreaper).
-	e.orphaned = os.Getppid() != parent || os.Getppid() == 1
+	e.orphaned = os.Getppid() != parent || os.Getppid() == 1 || (outTTY && hungUp(stdout))
 	head, tail := tr.snapshot()
 	if e.sig != 0 || e.code != 0 || !e.result {
 		e.lastLine = lastErrorLine(tail)
@@ -482,6 +482,29 @@ func signalName(s syscall.Signal) string {
 }
 
 // termSize returns the size of w when it is a terminal.
+// hungUp reports whether the terminal w is hung up: its pane's master was
+// closed, so the engine that held it is gone. A pane closed on purpose
+// sends its SIGHUP while the master is open; an engine's death closes the
+// master first and the hang-up sends the SIGHUP, so this holds before the
+// dying engine's children are reparented (getppid lags behind it).
+func hungUp(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	hup := false
+	_ = rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(fds, 0)
+		hup = err == nil && n > 0 && fds[0].Revents&unix.POLLHUP != 0
+	})
+	return hup
+}
+
 func termSize(w io.Writer) (cols, rows int, ok bool) {
 	f, isFile := w.(*os.File)
 	if !isFile {
