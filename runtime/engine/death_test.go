@@ -117,3 +117,45 @@ func TestEngineDeathIsNotAClosedPane(t *testing.T) {
 		t.Fatalf("after the engine's death the sidecar says %s: %q; want the engine's death named, not a closed pane", sc.Status, sc.Reason)
 	}
 }
+
+// TestClosedPaneIsAClosedPane: a worker pane the engine closes on purpose
+// (reclaim, teardown) ends its wrapper with "the pane was closed": its
+// SIGHUP comes while the pane's terminal is still open, which tells it
+// from the engine's death.
+func TestClosedPaneIsAClosedPane(t *testing.T) {
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang")
+	prompt := filepath.Join(root, fixture.CodexPrompt)
+	run, err := state.LoadRun(root, fixture.RunManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(Config{Run: run, NoServer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.OpenPane(control.OpenPaneParams{
+		Argv:  []string{os.Args[0], "worker", "exec", "codex", root, "gpt-6.1-sol", prompt, "--presentation", "quiet"},
+		Env:   []string{"PATH=" + fixture.PathWith(fixture.FakeBin(t)), "XDG_CONFIG_HOME=" + t.TempDir(), wrapperEnv + "=1", "GORACE=atexit_sleep_ms=0"},
+		Title: "Codex analyser", DispatchID: "dispatch-002",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sidecar := state.SidecarPath(prompt)
+	testenv.Wait(t, "the worker's CLI runs", 15*time.Second, func() bool {
+		sc, err := state.ReadSidecar(sidecar, fixture.CodexPrompt)
+		return err == nil && sc != nil && sc.Status == state.StatusStarted && sc.ChildPID > 0
+	})
+	if closed, err := c.ClosePanes(control.ClosePanesParams{PaneIDs: []string{res.PaneID}, Reason: "test"}); err != nil || len(closed.Closed) != 1 {
+		t.Fatalf("close-panes: %v %v", closed, err)
+	}
+	sc, err := state.ReadSidecar(sidecar, fixture.CodexPrompt)
+	if err != nil || sc == nil || !state.IsTerminal(sc.Status) {
+		t.Fatalf("after its pane closed the sidecar is %+v (%v)", sc, err)
+	}
+	if !strings.HasPrefix(sc.Reason, "wrapper got SIGHUP (the pane was closed)") {
+		t.Fatalf("a pane closed on purpose: the sidecar says %q", sc.Reason)
+	}
+}
