@@ -149,11 +149,19 @@ type ListPanesResult struct {
 // GateParams asks the human a question and waits for the answer.
 type GateParams struct {
 	Gate view.Gate `json:"gate"`
+	// Report, when set, is the report (absolute path) whose user-response
+	// sidecar the engine writes the answer into before the screen says
+	// "answered"; a failed write keeps the gate waiting, with the reason
+	// on the screen.
+	Report string `json:"report,omitempty"`
 }
 
 // GateResult is the human's answer.
 type GateResult struct {
 	Answer view.GateAnswer `json:"answer"`
+	// Sidecar is the user-response sidecar the engine wrote the answer
+	// into (GateParams.Report); "" when it wrote none.
+	Sidecar string `json:"sidecar,omitempty"`
 }
 
 // errTooLong is returned for a message over MaxMessage.

@@ -94,8 +94,10 @@ type Engine struct {
 }
 
 type pendingGate struct {
-	gate   view.Gate
-	answer chan view.GateAnswer
+	gate    view.Gate
+	answer  chan view.GateAnswer
+	report  string // GateParams.Report: where AnswerGate writes the answer
+	sidecar string // the sidecar AnswerGate wrote, set before answer is sent
 }
 
 // Start starts the run's engine: it settles what earlier sessions

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/state/approval"
@@ -26,7 +27,7 @@ func (c *Engine) Gate(ctx context.Context, p control.GateParams) (control.GateRe
 	if g.OpenedAt.IsZero() {
 		g.OpenedAt = time.Now()
 	}
-	pg := &pendingGate{gate: g, answer: make(chan view.GateAnswer, 1)}
+	pg := &pendingGate{gate: g, answer: make(chan view.GateAnswer, 1), report: p.Report}
 	c.mu.Lock()
 	for _, q := range c.gates {
 		if q.gate.ID == g.ID {
@@ -42,7 +43,7 @@ func (c *Engine) Gate(ctx context.Context, p control.GateParams) (control.GateRe
 	select {
 	case a := <-pg.answer:
 		c.log.Info("gate answered", "gate", g.ID, "option", a.Option, "status", a.Status)
-		return control.GateResult{Answer: a}, nil
+		return control.GateResult{Answer: a, Sidecar: pg.sidecar}, nil
 	case <-ctx.Done():
 		c.dropGate(g.ID)
 		c.log.Info("gate withdrawn: its asker went away", "gate", g.ID)
@@ -66,7 +67,11 @@ func (c *Engine) dropGate(id string) *pendingGate {
 	return nil
 }
 
-// AnswerGate delivers the human's answer to a waiting gate.
+// AnswerGate delivers the human's answer to a waiting gate. A gate asked
+// with a report gets the answer written into its user-response sidecar
+// first, durably: only then is it handed over and nil returned (the screen
+// then says "answered"); a failed write returns its error and keeps the
+// gate waiting, so the human can answer again.
 func (c *Engine) AnswerGate(a view.GateAnswer) error {
 	c.mu.Lock()
 	var pg *pendingGate
@@ -82,9 +87,19 @@ func (c *Engine) AnswerGate(a view.GateAnswer) error {
 	if err := checkAnswer(pg.gate, a); err != nil {
 		return err
 	}
+	sidecar := ""
+	if pg.report != "" {
+		sc, err := lifecycle.WriteGateAnswer(c.run, pg.gate, a, pg.report)
+		if err != nil {
+			c.log.Info("gate answer not written", "gate", a.GateID, "err", err)
+			return fmt.Errorf("the answer could not be written: %w", err)
+		}
+		sidecar = sc
+	}
 	if c.dropGate(a.GateID) == nil {
 		return fmt.Errorf("gate %s was withdrawn (its asker went away) before the answer arrived", a.GateID)
 	}
+	pg.sidecar = sidecar // only the answer that dropped the gate gets here
 	pg.answer <- a
 	return nil
 }
