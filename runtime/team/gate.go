@@ -174,36 +174,40 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 		emit(rec.Lines()[0])
 	}
 
-	// 3. Ask.
+	// 3. Ask. In the cockpit the engine writes the answer into the
+	// sidecar before its screen says "answered" (a failed write keeps the
+	// gate open there, with the reason, for the human to answer again).
 	var ans view.GateAnswer
+	written := ""
 	if terminal {
 		if ans, err = askOnTerminal(g, req.Fallback); err != nil {
 			return nil, err
 		}
 		res.AnsweredIn = "terminal"
 	} else {
-		gr, err := control.Gate.Call(ctx, cl, control.GateParams{Gate: g})
+		gr, err := control.Gate.Call(ctx, cl, control.GateParams{Gate: g, Report: req.Report})
 		if err != nil {
 			return nil, fmt.Errorf("gate %s: %w", g.ID, err)
 		}
-		ans = gr.Answer
+		ans, written = gr.Answer, gr.Sidecar
 		res.AnsweredIn = "cockpit"
 	}
-	// 4. Record the answer where okstra reads it.
-	wr := approval.WriteRequest{Report: req.Report, ReportPending: true, ProjectRoot: run.Root.Dir(), TaskKey: run.Manifest.TaskKey}
-	switch g.Kind {
-	case state.GateReportAuthoring:
-		res.Status, res.Note = ans.Status, ans.Note
-		wr.ReportAuthoring = &approval.ReportAuthoring{Status: ans.Status, Reason: ans.Note}
-	default:
-		if ans.Option < 0 || ans.Option >= len(g.Options) {
-			return nil, fmt.Errorf("gate %s: the answer names option %d of %d", g.ID, ans.Option, len(g.Options))
-		}
-		opt := g.Options[ans.Option]
-		res.Answer, res.Disposition, res.Note = opt.Answer, opt.Disposition, ans.Note
-		wr.Answers = []approval.Answer{{ClarificationID: g.ClarificationID, Answer: opt.Answer, Disposition: opt.Disposition, Note: ans.Note}}
+	// 4. Record the answer where okstra reads it (unless the engine did).
+	wr, err := lifecycle.GateAnswerRequest(run, g, ans, req.Report)
+	if err != nil {
+		return nil, err
 	}
-	if res.Sidecar, err = approval.WriteSidecar(wr); err != nil {
+	if g.Kind == state.GateReportAuthoring {
+		res.Status, res.Note = ans.Status, ans.Note
+	} else {
+		a := wr.Answers[0]
+		res.Answer, res.Disposition, res.Note = a.Answer, a.Disposition, a.Note
+	}
+	res.Sidecar = written
+	if written == "" {
+		res.Sidecar, err = approval.WriteSidecar(wr)
+	}
+	if err != nil {
 		nse := &AnswerNotSaved{Sidecar: run.Root.Rel(approval.SidecarPath(req.Report)), Err: err}
 		if nse.Fallback, nse.FallErr = keepAnswer(run, res); nse.Fallback != "" {
 			res.KeptIn = run.Root.Rel(nse.Fallback)
