@@ -143,3 +143,17 @@ func TestTaskManifestShape(t *testing.T) {
 		}
 	}
 }
+
+// The schemas the wizard compiles trusted are valid against their draft's
+// metaschema.
+func TestSchemasAreValid(t *testing.T) {
+	c, err := newCompiler(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{answersSchema, taskManifestSchema} {
+		if _, err := c.Compile(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
