@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -132,6 +133,7 @@ func startWrapper(t *testing.T, env []string, args ...string) *wrapper {
 // wait waits for the wrapper to exit and returns its exit status.
 func (w *wrapper) wait(t *testing.T, timeout time.Duration) int {
 	t.Helper()
+	timeout = testenv.Scale(timeout)
 	select {
 	case <-w.done:
 		return w.code
@@ -152,6 +154,7 @@ func runWrapper(t *testing.T, env []string, args ...string) *wrapper {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
+	timeout = testenv.Scale(timeout) // longer under -race and under load
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
