@@ -55,9 +55,10 @@ func TestProvidersShapeComesFromItsSchema(t *testing.T) {
 	}
 }
 
-// TestProvidersSchemaRefusesWhatTheCatalogRefusesByShape: the library,
-// given the shipped schema, refuses each document the catalog refuses for
-// its shape, and accepts every document the catalog accepts (docs'
+// TestProvidersSchemaAgreesWithTheCatalog: the shipped schema is valid
+// against its draft's metaschema (the catalog compiles it trusted), and
+// the library, given it, refuses each document the catalog refuses for
+// its shape and accepts every document the catalog accepts (docs'
 // examples, $-keys anywhere): the catalog checks with the schema, not
 // beside it.
 func TestProvidersSchemaAgreesWithTheCatalog(t *testing.T) {
