@@ -10,6 +10,7 @@
 //
 //	ok                   a little coloured output, writes the Result Path, exit 0 (the default)
 //	ok-<dur>             the same, working for <dur> (a Go duration: 3s, 500ms)
+//	until-<file>         the same, working until <file> (project-root-relative) exists: a test releases it
 //	ok-leave-child       as ok, leaving a background job in its process group that ignores SIGHUP
 //	ok-leave-orphan      as ok, leaving a grandchild in a session of its own (setsid)
 //	hang-leave-orphan    as hang, after leaving such a grandchild
@@ -291,6 +292,14 @@ func (f *fake) run() int {
 			}
 		}
 		return f.ok(50 * time.Millisecond)
+	case strings.HasPrefix(b, "until-"):
+		release := resolve(strings.TrimPrefix(b, "until-"))
+		for {
+			if _, err := os.Stat(release); err == nil {
+				return f.ok(150 * time.Millisecond)
+			}
+			f.progress(100 * time.Millisecond)
+		}
 	case strings.HasPrefix(b, "ok-"):
 		return f.ok(mustDur(strings.TrimPrefix(b, "ok-")))
 	case b == "fail":
