@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/state"
 )
@@ -70,7 +71,7 @@ func Headless(ctx context.Context, cfg HeadlessConfig) error {
 		for _, a := range acts {
 			switch a := a.(type) {
 			case StartEngine:
-				sock := filepath.Join(cfg.Dir, "cockpit.sock")
+				sock := control.FitSocketPath(filepath.Join(cfg.Dir, "cockpit.sock")) // a long $TMPDIR: the short fallback
 				var err error
 				if eng, err = engine.Start(engine.Config{Run: run, Self: cfg.Self, Socket: sock, Cols: 100, Rows: 30}); err != nil {
 					return err
