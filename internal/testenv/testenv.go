@@ -94,3 +94,14 @@ func Wait(t testing.TB, what string, d time.Duration, cond func() bool) {
 		t.Fatalf("timed out after %s (%s × %.1f) waiting for %s", Scale(d).Round(time.Millisecond), d, Factor(), what)
 	}
 }
+
+// SkipShort skips t under `go test -short`, the inner loop's tier, saying
+// why it is left to the full tier (.ci/run): why names what makes the test
+// slow or heavy ("tmux end to end", "the real worker CLIs"). It is not a
+// skip for a missing tool: the full tier runs every such test.
+func SkipShort(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: " + why + "; the full tier (go test ./..., .ci/run) runs it")
+	}
+}
