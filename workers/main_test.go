@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfg)
-	code := m.Run()
+	code := testenv.Private(m).Run()
 	_ = os.RemoveAll(cfg)
 	fixture.Cleanup()
 	os.Exit(code)

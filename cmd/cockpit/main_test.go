@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if isOkstraName(os.Args[0]) { // the okstra shim is a symlink to cockpitBin
 		main()
 	}
-	testscript.Main(setupM{m}, map[string]func(){"cockpit": main})
+	testscript.Main(testenv.Private(setupM{m}), map[string]func(){"cockpit": main})
 }
 
 // setupM finds the cockpit testscript.Main installed before the tests run;

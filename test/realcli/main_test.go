@@ -19,6 +19,7 @@ import (
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/mockllm"
 	"github.com/okstra/cockpit/internal/realcli"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer fixture.Cleanup()
-		return m.Run()
+		return testenv.Private(m).Run()
 	}()
 	os.Exit(code)
 }
