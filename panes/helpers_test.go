@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // envHelper makes the test binary the helper program (helperMain): the
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 	// A pane's program inherits this process's environment unless its
 	// Config says otherwise; the helper's panes do not.
 	os.Setenv(envHelper, "1")
-	os.Exit(m.Run())
+	os.Exit(testenv.Private(m).Run())
 }
 
 // waitFor polls cond until it holds or the deadline passes. Tests wait on

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build paneprog:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := testenv.Private(m).Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

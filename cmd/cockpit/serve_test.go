@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -208,9 +209,9 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	root, env := paneRun(t)
 	startServe(t, root, env)
 	fixture.Behaviours{Codex: "ok", Antigravity: "fail"}.Set(t, root)
-	// Long enough to be still running at the reclaim and at await's entry,
-	// also under -race beside the parallel tests.
-	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "ok-8s")
+	// Still running at the reclaim and at await's entry, however loaded
+	// the machine: it works until the test releases it.
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "until-claude.release")
 	run := func(args ...string) result {
 		t.Helper()
 		r := cockpit(t, root, env, runArgs(root, args...)...)
@@ -273,7 +274,20 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 	if strings.TrimSpace(ls.stdout) != "" {
 		t.Fatalf("nothing finished is left open, yet the dry run lists %q", ls.stdout)
 	}
-	aw := run("team", "await")
+	// await enters with the slow worker running (its entry poll says so),
+	// and only then is the worker released.
+	awaited := make(chan result, 1)
+	go func() { awaited <- cockpit(t, root, env, runArgs(root, "team", "await")...) }()
+	waitFor(t, "await's entry poll", 20*time.Second, func() bool {
+		return slices.Contains(ledgerLines(t, root), "PROGRESS: phase-5-poll pending=1 done=2")
+	})
+	if err := os.WriteFile(filepath.Join(root, "claude.release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aw := <-awaited
+	if aw.code != 0 {
+		t.Fatalf("cockpit team await: %s", aw.stderr)
+	}
 	if got := lines(aw); got[len(got)-1] != "PROGRESS: phase-5-poll pending=0 done=3" {
 		t.Fatalf("await: %s", aw.stdout)
 	}
@@ -310,8 +324,9 @@ func TestPaneBackendTeamCommands(t *testing.T) {
 func TestOpenShowsWorkersRunningElsewhere(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.Behaviours{Codex: "ok-4s", Antigravity: "ok", Claude: "ok"}.Set(t, root)
+	fixture.Behaviours{Codex: "until-codex.release", Antigravity: "ok", Claude: "ok"}.Set(t, root)
 	bg := startDispatch(t, root)
+	t.Cleanup(func() { os.WriteFile(filepath.Join(root, "codex.release"), nil, 0o644) }) // before startDispatch's Wait
 	waitFor(t, "the slow worker to start and the quick ones to end", 20*time.Second, func() bool {
 		sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.CodexPrompt)), "s")
 		a, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(fixture.AntigravityPrompt)), "s")
@@ -348,6 +363,9 @@ watch:
 		case <-quiet:
 			break watch
 		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "codex.release"), nil, 0o644); err != nil { // the slow worker may finish now
+		t.Fatal(err)
 	}
 	bg.Wait()
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // TestMain lets the test binary act as an engine that registers and then
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Stdout.WriteString("registered\n")
 		time.Sleep(time.Hour) // until killed
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Private(m).Run())
 }
 
 func useDir(t *testing.T) string {

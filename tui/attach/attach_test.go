@@ -413,7 +413,7 @@ func (c *clientScreen) text() string {
 // frame or the end of the connection.
 func (c *clientScreen) until(t *testing.T, want string) {
 	t.Helper()
-	c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	c.conn.SetReadDeadline(time.Now().Add(testenv.Scale(30 * time.Second)))
 	defer c.conn.SetReadDeadline(time.Time{})
 	for {
 		f, err := c.dec.Next()
