@@ -29,6 +29,7 @@ type server struct {
 // the environment that points commands at a short socket path.
 func paneRun(t testing.TB) (root string, env []string) {
 	t.Helper()
+	testenv.SkipShort(t, "a pane run end to end")
 	root = fixture.Copy(t)
 	fixture.SetTerminalBackend(t, root, fixture.PaneBackend)
 	dir := testenv.ShortDir(t)

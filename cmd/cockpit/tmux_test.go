@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/demo"
 )
 
@@ -35,6 +36,7 @@ func needTmux(t *testing.T) {
 // cols×rows session.
 func newTmux(t *testing.T, cols, rows int, env []string, shell string) *tmuxSession {
 	t.Helper()
+	testenv.SkipShort(t, "tmux end to end")
 	needTmux(t)
 	s := &tmuxSession{t: t, server: fmt.Sprintf("cockpit-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	args := []string{"new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows)}

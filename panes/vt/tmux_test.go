@@ -37,6 +37,7 @@ var tmuxSessions atomic.Int64
 // fails it.
 func newTmux(t *testing.T) *tmuxServer {
 	t.Helper()
+	testenv.SkipShort(t, "the tmux differential")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("tmux not found and CI=true: %v", err)

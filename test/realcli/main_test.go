@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,6 +30,9 @@ var cockpitBin string
 
 func TestMain(m *testing.M) {
 	code := func() int {
+		if flag.Parse(); testing.Short() {
+			return m.Run() // every test skips: no cockpit to build
+		}
 		dir, err := os.MkdirTemp("", "realcli-bin-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -73,6 +77,7 @@ type world struct {
 // environment (and so to the workers').
 func newWorld(t *testing.T, extraEnv ...string) *world {
 	t.Helper()
+	testenv.SkipShort(t, "the real worker CLIs")
 	bin := realcli.Require(t)
 	mock, err := mockllm.Start(mockllm.Options{Lifetime: 10 * time.Minute})
 	if err != nil {
