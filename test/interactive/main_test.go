@@ -1,0 +1,40 @@
+package interactive
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/okstra/cockpit/internal/realcli"
+)
+
+// cockpitBin is the cockpit built for these tests (with -race when they
+// are), so the lead runs in the real command.
+var cockpitBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "ckint")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	cockpitBin = filepath.Join(dir, "cockpit")
+	args := []string{"build", "-o", cockpitBin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "./cmd/cockpit")...)
+	build.Dir = realcli.ModuleRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the cockpit: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package interactive
+
+const raceBuild = false
