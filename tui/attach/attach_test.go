@@ -293,6 +293,9 @@ func TestEngineEndsSessions(t *testing.T) {
 	tt2.waitScreen(t, "size:50x12")
 	s.Send(tea.KeyPressMsg{Code: 'x', Text: "x"})
 	tt2.waitScreen(t, "typed:[x]")
+	// The client's one size frame is in before the end (under load it may
+	// come after the first frames: the size was in the request too).
+	testenv.Wait(t, "the client's size frame", 10*time.Second, func() bool { return s.Stats().Resizes == 1 })
 	s.End(Outcome{Reason: ReasonKicked, Message: "another screen took this one's place"})
 	c = waitResult(t, "client", clientDone2)
 	h = waitResult(t, "host", hostDone2)

@@ -165,9 +165,12 @@ func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
 func TestIdleScreenWritesNothing(t *testing.T) {
 	noLeaks(t)
 	tt, _ := startSession(t, 80, 24, 60, testModel{})
+	// The start-up is over once the model has its size and environment
+	// (the last messages a program gets unasked), and its frames are out:
+	// no byte for 200 ms.
 	tt.waitScreen(t, "size:80x24")
-	// Settled: no byte for 100 ms (the start-up's frames are out).
-	n := settled(t, tt, 100*time.Millisecond)
+	tt.waitScreen(t, "env:attach-test")
+	n := settled(t, tt, 200*time.Millisecond)
 	time.Sleep(500 * time.Millisecond) // the window measured, not a wait for an effect
 	tt.mu.Lock()
 	got := len(tt.raw) - n
@@ -204,6 +207,7 @@ func TestKeyAfterQuietSpellDrawsAtOnce(t *testing.T) {
 	const interval = time.Second // WithFPS(1)
 	tt, _ := startSession(t, 80, 24, 1, testModel{})
 	tt.waitScreen(t, "size:80x24")
+	tt.waitScreen(t, "env:attach-test") // no start-up frame comes after this
 	bound := min(testenv.Scale(100*time.Millisecond), 4*interval/10)
 	typed := ""
 	for _, k := range []string{"q", "w"} {
