@@ -440,6 +440,7 @@ func (c *clientScreen) until(t *testing.T, want string) {
 // Sizes a renderer cannot hold are cut (the first) or ignored (resizes, as
 // bubbletea ignores them); the engine never allocates a screen for them.
 func TestHugeSizesAreBounded(t *testing.T) {
+	testenv.SkipShort(t, "renders a 4096-column screen")
 	noLeaks(t)
 	hc, cc := socketPair(t)
 	done := make(chan hostResult, 1)
