@@ -11,6 +11,7 @@ import (
 
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/realcli"
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // BenchmarkClaudeEcho types keys into the real claude (against the mock)
@@ -29,6 +30,7 @@ import (
 // It reports the p50 and p99 of each, their ratios, and the 1-minute load
 // average when it ended (docs/PERFORMANCE.md).
 func BenchmarkClaudeEcho(b *testing.B) {
+	testenv.SkipShort(b, "the real claude in tmux end to end")
 	bin := realcli.Require(b, "claude")
 	root, homes, reg := setup(b, bin)
 	ckEnv := append(homes[0].Env(nil), "TERM=xterm-256color", "COLORTERM=truecolor", "COCKPIT_REGISTRY="+reg)

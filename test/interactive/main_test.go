@@ -1,6 +1,7 @@
 package interactive
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run() // every test skips (newTmux); nothing to build
+	}
 	dir, err := os.MkdirTemp("", "ckint")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

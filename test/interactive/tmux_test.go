@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // tmuxServer is a private tmux server (its own socket in a temp dir),
@@ -20,6 +22,7 @@ type tmuxServer struct {
 
 func newTmux(t testing.TB) *tmuxServer {
 	t.Helper()
+	testenv.SkipShort(t, "the real CLIs in tmux end to end")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("tmux not found and CI=true: %v", err)
