@@ -2,14 +2,15 @@ package team
 
 import (
 	"context"
-	"github.com/okstra/cockpit/runtime/lifecycle"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 )
@@ -40,7 +41,9 @@ func wantLines(t *testing.T, what string, got []string, want ...string) {
 func TestAwaitRecordsNoDuplicatePoll(t *testing.T) {
 	run, sidecars := runtest.StartedRun(t, 1)
 	for i := 0; i < 2; i++ {
-		res, err := Await(context.Background(), run, 100*time.Millisecond)
+		// A running worker: each wait ends by its timeout, scaled so the
+		// entry poll is recorded before it on a loaded machine.
+		res, err := Await(context.Background(), run, testenv.Scale(100*time.Millisecond))
 		if err != ErrAwaitTimeout {
 			t.Fatalf("await %d: %v", i+1, err)
 		}
