@@ -33,7 +33,7 @@ func BenchmarkClaudeEcho(b *testing.B) {
 	testenv.SkipShort(b, "the real claude in tmux end to end")
 	bin := realcli.Require(b, "claude")
 	root, homes, reg := setup(b, bin)
-	ckEnv := append(homes[0].Env(nil), "TERM=xterm-256color", "COLORTERM=truecolor", "COCKPIT_REGISTRY="+reg)
+	ckEnv := append(userEnv(homes[0].Env(nil)), "TERM=xterm-256color", "COLORTERM=truecolor", "COCKPIT_REGISTRY="+reg)
 	ck := startTerm(b, root, ckEnv, cols1, rows1+chrome,
 		cockpitBin, "open", "--project-root", root, "--run-manifest", fixture.RunManifest, "--lead", "--", "claude")
 	var rows int
@@ -43,7 +43,7 @@ func BenchmarkClaudeEcho(b *testing.B) {
 		return ok
 	})
 	tm := newTmux(b)
-	tm.start("tm", root, paneEnv(homes[1].Env(nil)), cols1, rows, "claude")
+	tm.start("tm", root, paneEnv(userEnv(homes[1].Env(nil))), cols1, rows, "claude")
 	tm.run("set", "-t", "tm", "status", "off")
 	plain := startTerm(b, root, []string{"TERM=xterm-256color", "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}, cols1, rows,
 		"tmux", "-S", tm.sock, "attach", "-t", "tm")

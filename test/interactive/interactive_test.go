@@ -76,13 +76,13 @@ func runCLI(t *testing.T, bin string, c cli) {
 	tm := newTmux(t)
 	// The cockpit, in a terminal of the pane's size and its chrome. Its
 	// environment is a person's: the cockpit cleans it for the pane.
-	ckEnv := append(homes[0].Env(nil), "TERM=xterm-256color", "COLORTERM=truecolor", "COCKPIT_REGISTRY="+reg)
+	ckEnv := append(userEnv(homes[0].Env(nil)), "TERM=xterm-256color", "COLORTERM=truecolor", "COCKPIT_REGISTRY="+reg)
 	tm.start("ck", root, ckEnv, cols1, rows1+chrome,
 		append([]string{cockpitBin, "open", "--project-root", root, "--run-manifest", fixture.RunManifest, "--lead", "--"}, c.argv...)...)
 	top, rows, status := leadPane(t, tm, "ck", cols1, "")
 	// The same program in a plain pane of the lead pane's size, with the
 	// environment a pane gives it.
-	tm.start("tm", root, paneEnv(homes[1].Env(nil)), cols1, rows, c.argv...)
+	tm.start("tm", root, paneEnv(userEnv(homes[1].Env(nil))), cols1, rows, c.argv...)
 
 	norm := normalizer(root, homes)
 	check := func(step string, rows int, want ...string) {
@@ -190,6 +190,23 @@ func trustProject(t testing.TB, h *realcli.Home, root string) {
 	if _, err := fmt.Fprintf(f, "check_for_update_on_startup = false\n\n[projects.%q]\ntrust_level = \"trusted\"\n", root); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// userEnv is env without the variables that tell a program it runs in
+// CI: .ci/run sets CI=true for the tests' own decisions, and gemini-cli
+// and Ink (grok) then refuse to be interactive ("No input provided via
+// stdin"), in the cockpit's pane and tmux's alike. A person's terminal
+// has none of them (the names are is-in-ci's, which both use).
+func userEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "CI" || k == "CONTINUOUS_INTEGRATION" || k == "BUILD_NUMBER" || k == "RUN_ID" || strings.HasPrefix(k, "CI_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // paneEnv is env as a cockpit pane gives it to its program
