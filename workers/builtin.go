@@ -53,6 +53,7 @@ func builtinProviders() []*Provider {
 				row("codex-auto-review", nil, false),
 			},
 			DefaultModels: everyRole("gpt-6.1-sol"),
+			normalize:     snapshotRefs,
 		},
 		{
 			ID:           "claude",
@@ -75,6 +76,7 @@ func builtinProviders() []*Provider {
 			// role.
 			DefaultModels: everyRole("opus"),
 			Served:        claudeServed,
+			normalize:     claudeRefs,
 		},
 		{
 			ID:           "antigravity",
@@ -90,6 +92,7 @@ func builtinProviders() []*Provider {
 			},
 			DefaultModels: everyRole("gemini-3.1-pro"),
 			Served:        geminiServed,
+			normalize:     geminiRefs,
 		},
 		{
 			ID:           "grok",
@@ -102,6 +105,7 @@ func builtinProviders() []*Provider {
 				{ID: "grok-code-fast-1", Display: "Grok Code Fast 1", ExecutionValue: "grok-code-fast-1", Selectable: true},
 			},
 			DefaultModels: everyRole("grok-code-fast-1"),
+			normalize:     snapshotRefs,
 		},
 		{
 			ID:           "kimi",
@@ -113,6 +117,7 @@ func builtinProviders() []*Provider {
 				{ID: "kimi-k2-thinking", Display: "Kimi K2 Thinking", ExecutionValue: "kimi-k2-thinking", Selectable: true},
 			},
 			DefaultModels: everyRole("kimi-k2-thinking"),
+			normalize:     exactRefs,
 		},
 		simProvider(),
 	}
@@ -135,6 +140,7 @@ func simProvider() *Provider {
 		Models:        models,
 		DefaultModels: everyRole("sim-ok"),
 		acceptPricing: &simPricing,
+		normalize:     exactRefs,
 		accept: func(name string) bool {
 			_, err := parseSimModel(name)
 			return err == nil

@@ -76,6 +76,10 @@ type Provider struct {
 	accept func(model string) bool
 	// acceptPricing prices the names accept recognises.
 	acceptPricing *Pricing
+	// normalize maps a model name the CLI's evidence carries to the refs
+	// it stands for (ServedRefs); nil for a provider providers.json added,
+	// whose CLI's aliases the cockpit does not know.
+	normalize normalizer
 }
 
 // Catalog is the set of providers the cockpit can run: the built-in ones with

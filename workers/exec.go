@@ -158,6 +158,7 @@ type plan struct {
 	argv         []string
 	v2           *v2Fields
 	addDirs      []string // write-scope directories other than the root
+	catalog      *Catalog
 }
 
 // v2Fields are the identity fields a v2 sidecar carries.
@@ -167,10 +168,6 @@ type v2Fields struct {
 	writePolicyDigest                                                       string
 	writeEnforcement                                                        json.RawMessage
 }
-
-// servedModelUnknown is the attestation the wrapper records: it cannot see
-// which model actually served the CLI.
-var servedModelUnknown = json.RawMessage(`{"observedModel":null,"normalizedModelRef":null,"level":"unknown","source":"unavailable"}`)
 
 // preflight checks the invocation before anything starts and returns the
 // plan, or the refusal with its exit status.
@@ -211,6 +208,7 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 	if err != nil {
 		return nil, refuse(exitUsage, "load provider catalog: %v", err)
 	}
+	p.catalog = cat
 	if a.provider == "" {
 		return nil, refuse(exitUsage, "%s", execUsage)
 	}

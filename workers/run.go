@@ -239,6 +239,11 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if logf.err != nil {
 		fmt.Fprintf(stderr, "%s: write log: %v\n", WrapperName, logf.err)
 	}
+	if p.v2 != nil {
+		var att Attestation
+		att, e.servedMismatch = p.attest(start, sc.SessionID)
+		sc.ServedModelAttestation = att.JSON()
+	}
 	return finish(decide(e))
 }
 
@@ -370,7 +375,7 @@ func (p *plan) sidecar(start time.Time) *state.Sidecar {
 		sc.DutyID = v.dutyID
 		sc.InvocationRef = v.invocationRef
 		sc.Attempt = v.attempt
-		sc.ServedModelAttestation = servedModelUnknown
+		sc.ServedModelAttestation = UnknownAttestation().JSON()
 		sc.WritePolicyDigest = v.writePolicyDigest
 		sc.WriteEnforcement = v.writeEnforcement
 	}

@@ -39,6 +39,10 @@ type ending struct {
 	// engine or the dispatcher that ran it is gone), so a SIGHUP is not a
 	// closed pane.
 	orphaned bool
+	// servedMismatch is the served-model verifier's error: the evidence
+	// names a model the role execution is not bound to; "" when it does
+	// not (or names none).
+	servedMismatch string
 }
 
 // verdict is the terminal status the wrapper writes and the status it exits
@@ -79,6 +83,11 @@ func decide(e ending) verdict {
 			return verdict{state.StatusError, 0, e.noResult + "; its last output line: " + e.lastLine}
 		}
 		return verdict{state.StatusError, 0, e.noResult}
+	case e.servedMismatch != "":
+		// The result was produced by a model the run did not bind: not
+		// the run's result. The CLI's own status (0) is kept, as for a
+		// missing result.
+		return verdict{state.StatusError, 0, e.servedMismatch}
 	}
 	return verdict{state.StatusCompleted, 0, ""}
 }

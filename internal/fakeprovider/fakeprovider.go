@@ -28,7 +28,9 @@
 // COCKPIT_IDLE_TIMEOUT_S it got, so tests can read them from the log, and
 // leaves token evidence in its CLI's shape (usage.go): claude stream-json
 // on stdout, a codex rollout under $CODEX_HOME, a kimi wire.jsonl under
-// $KIMI_SHARE_DIR (only when those are set).
+// $KIMI_SHARE_DIR (only when those are set). With FAKEPROVIDER_SERVED_MODEL
+// set, that evidence names that model as the one that served it (a test of
+// the wrapper's served-model verification).
 //
 // It is the whole process while it runs: it reads stdin, writes stdout and
 // stderr, handles signals and may exit from inside (a bad duration). It is

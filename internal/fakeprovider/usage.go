@@ -38,6 +38,24 @@ type evidence struct {
 // claudeServed is the model the fake claude reports for each alias.
 var claudeServed = map[string]string{"opus": "claude-opus-4-8-20261015", "sonnet": "claude-sonnet-4-6"}
 
+// EnvServedModel, when set, is the model the fake's evidence says served
+// it instead of the one it was asked for (claude's stream-json and
+// transcript; codex's rollout turn_context), as an API answering with
+// another model would leave it: a test of the served-model verification
+// sets it.
+const EnvServedModel = "FAKEPROVIDER_SERVED_MODEL"
+
+// served is the model the evidence names.
+func (e *evidence) served() string {
+	if m := os.Getenv(EnvServedModel); m != "" {
+		return m
+	}
+	if e.f.name == "claude" {
+		return claudeServed[e.f.model]
+	}
+	return e.f.model
+}
+
 func newEvidence(f *fake) *evidence {
 	e := &evidence{f: f, id: uuid()}
 	if f.session != "" {
@@ -60,7 +78,7 @@ func newEvidence(f *fake) *evidence {
 				e.path = filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+e.id+".jsonl")
 				e.append(map[string]any{"timestamp": now.UTC().Format(time.RFC3339Nano), "type": "session_meta",
 					"payload": map[string]any{"id": e.id, "timestamp": now.UTC().Format(time.RFC3339Nano), "cwd": cwd, "originator": "codex_exec"}})
-				e.append(map[string]any{"type": "turn_context", "payload": map[string]any{"cwd": cwd, "model": f.model}})
+				e.append(map[string]any{"type": "turn_context", "payload": map[string]any{"cwd": cwd, "model": e.served()}})
 			}
 		}
 	case "kimi":
@@ -80,7 +98,7 @@ func newEvidence(f *fake) *evidence {
 func (e *evidence) header() {
 	switch e.f.name {
 	case "claude":
-		e.print(map[string]any{"type": "system", "subtype": "init", "session_id": e.id, "model": claudeServed[e.f.model]})
+		e.print(map[string]any{"type": "system", "subtype": "init", "session_id": e.id, "model": e.served()})
 	case "codex":
 		e.f.printf("--------\nworkdir: %s\nmodel: %s\nsession id: %s\n--------\n", cwdOr(), e.f.model, e.id)
 	}
@@ -98,7 +116,7 @@ func (e *evidence) spend() {
 	switch e.f.name {
 	case "claude":
 		msg := map[string]any{
-			"id": fmt.Sprintf("msg_fake_%d", n), "model": claudeServed[e.f.model],
+			"id": fmt.Sprintf("msg_fake_%d", n), "model": e.served(),
 			"usage": map[string]int64{"input_tokens": in, "cache_creation_input_tokens": cw, "cache_read_input_tokens": cr, "output_tokens": out}}
 		e.print(map[string]any{"type": "assistant", "session_id": e.id, "message": msg})
 		e.append(map[string]any{"type": "assistant", "sessionId": e.id, "requestId": fmt.Sprintf("req_fake_%d", n), "message": msg})
