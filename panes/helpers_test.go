@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -173,6 +174,8 @@ func helperMain(argv []string) int {
 		err = helperIgnoreHUP(args)
 	case "keys":
 		err = helperKeys(args)
+	case "lagread":
+		err = helperLagRead(args)
 	case "flood":
 		err = helperFlood(args)
 	case "spew":
@@ -326,6 +329,38 @@ func helperKeys(args []string) error {
 		}
 		fmt.Printf("in=%x\r\n", b[:n])
 	}
+}
+
+// helperLagRead reads nothing until SIGUSR1, then reads n numbered records
+// ("%06d\n", from 0) and prints whether they came whole and in order.
+func helperLagRead(args []string) error {
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		return fmt.Errorf("parse count: %w", err)
+	}
+	if err := helperMakeRaw(); err != nil {
+		return err
+	}
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	fmt.Print("ready\r\n")
+	<-usr1
+	in := bufio.NewReader(os.Stdin)
+	for i := range n {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("read record %d: %w", i, err)
+		}
+		if want := fmt.Sprintf("%06d\n", i); line != want {
+			fmt.Printf("out of order: record %d is %q\r\n", i, line)
+			break
+		}
+		if i == n-1 {
+			fmt.Printf("in order: %d\r\n", n)
+		}
+	}
+	_, err = io.Copy(io.Discard, in) // the rest, until the pane closes
+	return err
 }
 
 // helperFlood prints n numbered lines, one write each, then "done".

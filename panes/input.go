@@ -447,20 +447,18 @@ func (p *Pane) Focus(in bool) error {
 	})
 }
 
-// send encodes under the pane lock (the encoding depends on the modes, which
-// the reader changes) and queues the result.
+// send encodes with the modes of the emulator's latest write (the encoding
+// depends on them; the reader publishes them, so a key waits for no lock the
+// reader holds) and queues the result.
 func (p *Pane) send(encode func(term.Modes) []byte) error {
 	if err := p.inputErr(); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	m := p.modes.Load()
+	if m == nil {
 		return ErrClosed
 	}
-	out := encode(p.emu.Modes())
-	p.mu.Unlock()
-	return p.enqueue(out)
+	return p.enqueue(encode(*m))
 }
 
 func (p *Pane) inputErr() error {

@@ -129,7 +129,13 @@ type Pane struct {
 	inMu     sync.Mutex
 	inBuf    []byte
 	inClosed bool
+	inBusy   bool // a write to the PTY is under way (the writer's or a caller's)
 	inWake   chan struct{}
+
+	// modes are the emulator's modes after its latest write, published
+	// under mu, so that encoding a key needs no lock the reader holds
+	// while the emulator digests a chunk (input.go).
+	modes atomic.Pointer[term.Modes]
 
 	// sigMu orders signalling against reaping: exited is set before the
 	// process is reaped, so a pid signalled under sigMu is never a recycled
@@ -230,6 +236,7 @@ func start(id string, num int, cfg Config, notify func(*Pane), colors term.Color
 	// the program writes meanwhile waits in the PTY.
 	p.emu = newEmu(cols, rows)
 	p.emu.SetCallbacks(p.reply, p.event)
+	p.publishModesLocked()
 	if cs, ok := p.emu.(term.ColorSetter); ok {
 		cs.SetColors(colors)
 		p.colorsGen = gen
@@ -295,6 +302,7 @@ func (p *Pane) Resize(cols, rows int) error {
 	// The emulator first: the program redraws on SIGWINCH, and that output
 	// must land on a screen of the new size.
 	p.emu.Resize(cols, rows)
+	p.publishModesLocked()
 	p.seq++
 	err := ptyio.SetSize(p.master, cols, rows)
 	p.mu.Unlock()
@@ -328,6 +336,15 @@ func (p *Pane) Size() (cols, rows int) {
 		return p.snap.Cols, p.snap.Rows
 	}
 	return p.emu.Size()
+}
+
+// publishModesLocked publishes the emulator's modes for the input path
+// when they changed. Called with mu held, after every emulator write.
+func (p *Pane) publishModesLocked() {
+	m := p.emu.Modes()
+	if old := p.modes.Load(); old == nil || *old != m {
+		p.modes.Store(&m)
+	}
 }
 
 // Modes returns the terminal modes the program set, e.g. to decide whether

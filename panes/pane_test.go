@@ -3,6 +3,7 @@ package panes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/term"
@@ -443,6 +446,37 @@ func TestInputQueueBounded(t *testing.T) {
 	}
 	if _, err := p.Write([]byte("small")); err != nil {
 		t.Fatalf("small write: %v", err)
+	}
+}
+
+// Input keeps its order when the PTY fills: the first writes go to the PTY
+// from their callers, the one the PTY takes only in part leaves its rest to
+// the writer goroutine, and the writes after it queue behind that rest
+// (writer.go). The program reads nothing until all of it is sent, so the
+// PTY's buffer (a few KiB) is full long before the 4,000 records are.
+func TestInputOrderWhenPTYFills(t *testing.T) {
+	const n = 40000 // 280,000 bytes
+	m := NewManager()
+	p := openHelper(t, m, Config{CloseGrace: 50 * time.Millisecond}, "lagread", strconv.Itoa(n))
+	waitScreen(t, p, "ready")
+	for i := range n {
+		if i == n/4 {
+			// The PTY is full: the program starts reading while the
+			// writer goroutine and the callers go on writing.
+			if err := unix.Kill(p.Pid(), unix.SIGUSR1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Write(fmt.Appendf(nil, "%06d\n", i)); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	waitFor(t, "the program to read every record", 20*time.Second, func() bool {
+		s := screenText(p)
+		return strings.Contains(s, "in order") || strings.Contains(s, "out of order")
+	})
+	if s := screenText(p); !strings.Contains(s, fmt.Sprintf("in order: %d", n)) {
+		t.Fatalf("the program read:\n%s", s)
 	}
 }
 

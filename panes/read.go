@@ -44,6 +44,7 @@ func (p *Pane) feed(b []byte) {
 	emulating <- struct{}{}
 	p.mu.Lock()
 	_, _ = p.emu.Write(b)
+	p.publishModesLocked()
 	p.seq++
 	hold := p.syncHoldLocked(time.Now())
 	p.mu.Unlock()

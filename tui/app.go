@@ -348,8 +348,9 @@ func (a *App) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update handles one message. It does no I/O: pane input, resizes,
-// snapshots and engine actions all run in commands.
+// Update handles one message. It does no blocking I/O: a typed key or a
+// paste goes to its pane at once (typeInto: a pane's input never blocks);
+// other pane input, resizes, snapshots and engine actions run in commands.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg.(type) {

@@ -125,6 +125,27 @@ func (a *App) queue(op paneOp) {
 	a.ops = append(a.ops, op)
 }
 
+// typeInto sends a key or a paste (op) to its pane from Update itself when
+// nothing is queued or running ahead of it, else queues it behind the rest.
+// A pane's input never blocks its caller (the pane writes what the PTY takes
+// at once and queues the rest for its writer goroutine, and encodes keys
+// without the lock its reader holds), so a typed key reaches the program
+// without the hop through a command goroutine and the opsDoneMsg that
+// followed it (docs/PERFORMANCE.md, "Keystroke echo against tmux").
+func (a *App) typeInto(op paneOp) {
+	if a.mgr == nil || a.opsBusy || len(a.ops) > 0 {
+		a.queue(op)
+		return
+	}
+	p, ok := a.mgr.Get(op.id)
+	if !ok {
+		return
+	}
+	if err := op.apply(p); err != nil && !errors.Is(err, panes.ErrExited) && !errors.Is(err, panes.ErrClosed) {
+		a.notice = fmt.Sprintf("%s: %v", op.id, err)
+	}
+}
+
 // cmdApplyOps performs the queued ops unless a batch is still running; the
 // next batch starts when opsDoneMsg arrives.
 func (a *App) cmdApplyOps() tea.Cmd {

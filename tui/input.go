@@ -74,7 +74,7 @@ func (a *App) onPrefixKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		// The program gets the prefix key itself.
 		if op, ok := keyOp(pv.id, msg.Key()); ok {
-			a.queue(op)
+			a.typeInto(op)
 		}
 		a.setMode(modeInput)
 		return nil
@@ -108,7 +108,7 @@ func (a *App) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if op, ok := keyOp(pv.id, msg.Key()); ok {
-		a.queue(op)
+		a.typeInto(op)
 	}
 	return nil
 }
@@ -235,7 +235,7 @@ func (a *App) onPaste(msg tea.PasteMsg) tea.Cmd {
 		a.refuse("cannot paste")
 	} else if a.mode == modeInput {
 		if pv := a.focused(); pv != nil && !a.deadInput(pv) {
-			a.queue(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
+			a.typeInto(paneOp{kind: opPaste, id: pv.id, text: msg.Content})
 		}
 	}
 	return nil
