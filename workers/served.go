@@ -35,6 +35,7 @@ const (
 	SourceStreamJSON    = "stream-json"    // claude's or gemini's stream-json in the pane log
 	SourceSessionLog    = "session-log"    // claude's session transcript (and the sim's claude-shaped file)
 	SourceRollout       = "rollout"        // codex's rollout
+	SourceExecLog       = "exec-log"       // codex exec's "model rerouted: A -> B" line in the log
 	SourceChatRecording = "chat-recording" // gemini-cli's chat recording
 	SourceWireLog       = "wire-log"       // kimi-cli's wire.jsonl
 	SourceUnavailable   = "unavailable"    // nothing read

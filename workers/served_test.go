@@ -73,8 +73,9 @@ func TestServedModelVerified(t *testing.T) {
 }
 
 // TestServedModelMismatch: the fake's evidence names another model than
-// the role execution binds (as an API answering with another model leaves
-// it): the attestation says mismatch and the worker's terminal status is
+// the role execution binds, as an API answering with another model leaves
+// it (claude's stream-json; codex's "model rerouted" line, its rollout
+// still naming the model asked for): the attestation says mismatch and the worker's terminal status is
 // error with the verifier's reason, though the CLI exited 0 and wrote its
 // result; the wrapper exits with the CLI's 0.
 func TestServedModelMismatch(t *testing.T) {
@@ -84,8 +85,8 @@ func TestServedModelMismatch(t *testing.T) {
 			`{"observedModel":"claude-haiku-4-5","normalizedModelRef":"haiku","level":"mismatch","source":"stream-json"}`,
 			"served model mismatch: role execution role-execution-004 is bound to sonnet, but the stream-json names claude-haiku-4-5 (haiku)"},
 		{"codex", "gpt-6-luna",
-			`{"observedModel":"gpt-6-luna","normalizedModelRef":"gpt-6-luna","level":"mismatch","source":"rollout"}`,
-			"served model mismatch: role execution role-execution-002 is bound to gpt-6.1-sol, but the rollout names gpt-6-luna"},
+			`{"observedModel":"gpt-6-luna","normalizedModelRef":"gpt-6-luna","level":"mismatch","source":"exec-log"}`,
+			"served model mismatch: role execution role-execution-002 is bound to gpt-6.1-sol, but the exec-log names gpt-6-luna"},
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			t.Parallel()

@@ -39,10 +39,11 @@ type evidence struct {
 var claudeServed = map[string]string{"opus": "claude-opus-4-8-20261015", "sonnet": "claude-sonnet-4-6"}
 
 // EnvServedModel, when set, is the model the fake's evidence says served
-// it instead of the one it was asked for (claude's stream-json and
-// transcript; codex's rollout turn_context), as an API answering with
-// another model would leave it: a test of the served-model verification
-// sets it.
+// it instead of the one it was asked for, as an API answering with another
+// model leaves it: claude's stream-json and transcript name it; codex
+// prints "model rerouted: <asked> -> <served>" (its rollout keeps the
+// model asked for, as codex 0.171's does). A test of the served-model
+// verification sets it.
 const EnvServedModel = "FAKEPROVIDER_SERVED_MODEL"
 
 // served is the model the evidence names.
@@ -54,6 +55,14 @@ func (e *evidence) served() string {
 		return claudeServed[e.f.model]
 	}
 	return e.f.model
+}
+
+// rerouted is the model codex says its requests were rerouted to, "".
+func (e *evidence) rerouted() string {
+	if m := os.Getenv(EnvServedModel); m != "" && m != e.f.model {
+		return m
+	}
+	return ""
 }
 
 func newEvidence(f *fake) *evidence {
@@ -78,7 +87,7 @@ func newEvidence(f *fake) *evidence {
 				e.path = filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+e.id+".jsonl")
 				e.append(map[string]any{"timestamp": now.UTC().Format(time.RFC3339Nano), "type": "session_meta",
 					"payload": map[string]any{"id": e.id, "timestamp": now.UTC().Format(time.RFC3339Nano), "cwd": cwd, "originator": "codex_exec"}})
-				e.append(map[string]any{"type": "turn_context", "payload": map[string]any{"cwd": cwd, "model": e.served()}})
+				e.append(map[string]any{"type": "turn_context", "payload": map[string]any{"cwd": cwd, "model": f.model}})
 			}
 		}
 	case "kimi":
@@ -101,6 +110,10 @@ func (e *evidence) header() {
 		e.print(map[string]any{"type": "system", "subtype": "init", "session_id": e.id, "model": e.served()})
 	case "codex":
 		e.f.printf("--------\nworkdir: %s\nmodel: %s\nsession id: %s\n--------\n", cwdOr(), e.f.model, e.id)
+		if m := e.rerouted(); m != "" {
+			// As codex 0.171 under a PTY prints it.
+			e.f.printf("\x1b[1m\x1b[33mmodel rerouted:\x1b[0m\x1b[0m %s -> %s\n", e.f.model, m)
+		}
 	}
 }
 

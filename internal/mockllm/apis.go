@@ -141,6 +141,9 @@ func (s *Server) responses(w http.ResponseWriter, path string, req map[string]an
 		item["call_id"] = fmt.Sprintf("call_mock%04d", n)
 	}
 	id := fmt.Sprintf("resp_mock%04d", n)
+	// OpenAI names the model that answered in a header too; codex
+	// compares it with the one it asked for.
+	w.Header().Set("OpenAI-Model", model)
 	e := newSSE(w)
 	e.send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
 	e.send("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})

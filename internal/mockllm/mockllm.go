@@ -111,7 +111,9 @@ type Options struct {
 	// Lifetime ends the server after this long (default 10 minutes).
 	Lifetime time.Duration
 	// Model, when set, is the model every response says served it; by
-	// default the response echoes the model the request named.
+	// default the response echoes the model the request named. A
+	// Responses answer names it in its OpenAI-Model header too, as
+	// OpenAI's does (codex prints "model rerouted" when it differs).
 	Model string
 	// Trace, when set, gets one line per request: method, path and body.
 	// For debugging a CLI that does not do what the test expects.

@@ -77,9 +77,16 @@ type world struct {
 // environment (and so to the workers').
 func newWorld(t *testing.T, extraEnv ...string) *world {
 	t.Helper()
+	return newWorldServing(t, "", extraEnv...)
+}
+
+// newWorldServing is newWorld with a mock that says model served every
+// request ("" echoes the model each request names).
+func newWorldServing(t *testing.T, model string, extraEnv ...string) *world {
+	t.Helper()
 	testenv.SkipShort(t, "the real worker CLIs")
 	bin := realcli.Require(t)
-	mock, err := mockllm.Start(mockllm.Options{Lifetime: 10 * time.Minute})
+	mock, err := mockllm.Start(mockllm.Options{Lifetime: 10 * time.Minute, Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,6 +326,12 @@ func (w *world) checkCompleted(t *testing.T, j job, d *state.Dispatch) {
 	if len(ex) < 2 || ex[0].Kind != mockllm.KindTool || ex[len(ex)-1].Kind != mockllm.KindText {
 		t.Errorf("%s: the mock's exchanges for %s: %+v", j.provider, j.result(), ex)
 	}
+	// The served model, read from the CLI's own evidence (docs/OKSTRA.md,
+	// "Served-model attestation"): what the mock echoed is the bound
+	// model, so verified; grok leaves nothing naming one.
+	if got, want := compact(t, sc.ServedModelAttestation), servedAttestation[j.provider]; got != want {
+		t.Errorf("%s: servedModelAttestation\n got %s\nwant %s", j.provider, got, want)
+	}
 	if !uuidRE.MatchString(sc.SessionID) {
 		t.Errorf("%s: sidecar sessionId %q is not a session UUID", j.provider, sc.SessionID)
 	}
@@ -347,6 +360,25 @@ func (w *world) checkCompleted(t *testing.T, j job, d *state.Dispatch) {
 			t.Errorf("gemini: no chat recording of the issued session id %s among %v", sc.SessionID, chats)
 		}
 	}
+}
+
+// servedAttestation is each real CLI's attestation against the mock
+// echoing the model asked for: claude-code 2.1.332 asks for sonnet as
+// claude-sonnet-5-5.
+var servedAttestation = map[string]string{
+	"claude":      `{"observedModel":"claude-sonnet-5-5","normalizedModelRef":"sonnet","level":"verified","source":"stream-json"}`,
+	"codex":       `{"observedModel":"gpt-6.1-sol","normalizedModelRef":"gpt-6.1-sol","level":"verified","source":"rollout"}`,
+	"antigravity": `{"observedModel":"gemini-3.1-pro","normalizedModelRef":"gemini-3.1-pro","level":"verified","source":"chat-recording"}`,
+	"grok":        `{"observedModel":null,"normalizedModelRef":null,"level":"unknown","source":"unavailable"}`,
+}
+
+func compact(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatalf("compact %q: %v", raw, err)
+	}
+	return b.String()
 }
 
 func tail(s string) string {

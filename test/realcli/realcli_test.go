@@ -283,3 +283,47 @@ func TestFailuresNameThemselves(t *testing.T) {
 		}
 	})
 }
+
+// TestServedModelMismatch: a mock that answers with another model than the
+// run binds. claude's stream-json carries the API's answer; codex prints
+// that the API rerouted it (its rollout keeps the model it asked for). The
+// wrapper attests mismatch and the worker settles error with the
+// verifier's reason, though the CLI wrote its result and exited 0.
+func TestServedModelMismatch(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ provider, served, attestation, reason string }{
+		{"claude", "claude-haiku-5-5",
+			`{"observedModel":"claude-haiku-5-5","normalizedModelRef":"haiku","level":"mismatch","source":"stream-json"}`,
+			"served model mismatch: role execution role-execution-004 is bound to sonnet, but the stream-json names claude-haiku-5-5 (haiku)"},
+		{"codex", "gpt-6-luna",
+			`{"observedModel":"gpt-6-luna","normalizedModelRef":"gpt-6-luna","level":"mismatch","source":"exec-log"}`,
+			"served model mismatch: role execution role-execution-002 is bound to gpt-6.1-sol, but the exec-log names gpt-6-luna"},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			t.Parallel()
+			w := newWorldServing(t, c.served, sandboxed()...)
+			writeJobs(t, w.root, c.provider)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			r := w.cockpit(ctx, "worker-dispatch", "--jobs-file", jobsFile)
+			var out dispatchOutput
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatalf("worker-dispatch (exit %d) output: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
+			}
+			j := jobsByProvider[c.provider]
+			sc := w.sidecar(j)
+			if sc.Status != state.StatusError || sc.Reason != c.reason || sc.ExitCode == nil || *sc.ExitCode != 0 {
+				t.Fatalf("sidecar %s exit %v reason %q, want error exit 0 %q\nlog tail:\n%s", sc.Status, sc.ExitCode, sc.Reason, c.reason, tail(w.log(j)))
+			}
+			if got := compact(t, sc.ServedModelAttestation); got != c.attestation {
+				t.Errorf("servedModelAttestation\n got %s\nwant %s", got, c.attestation)
+			}
+			if d := out.of(t, j); d.Status != state.StatusError || d.Reason != c.reason {
+				t.Errorf("dispatch %s is %s (%q), want error with the verifier's reason", d.DispatchID, d.Status, d.Reason)
+			}
+			if _, err := os.Stat(filepath.Join(w.root, j.result())); err != nil {
+				t.Errorf("the CLI's result: %v", err)
+			}
+		})
+	}
+}

@@ -103,6 +103,41 @@ func CodexSessionFromLog(log string) string {
 	return ""
 }
 
+// codexRerouteRE finds the line codex exec prints when the API answered
+// with another model than it asked for (the response's OpenAI-Model
+// header): "model rerouted: gpt-6.1-sol -> gpt-6-luna", in text with its
+// terminal escapes removed. codex 0.171 keeps only the model it asked for
+// in its rollout.
+var codexRerouteRE = regexp.MustCompile(`model rerouted: (\S+) -> (\S+)`)
+
+var kwRerouted = []byte("rerouted:")
+
+// CodexRerouteFromLog returns the model codex exec last said its requests
+// were rerouted to, read from its log; "" when it said none.
+func CodexRerouteFromLog(log string) string {
+	f, err := os.Open(log)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	last := ""
+	for {
+		line, err := r.ReadSlice('\n')
+		if bytes.Contains(line, kwRerouted) {
+			if m := codexRerouteRE.FindSubmatch(StripEscapes(line)); m != nil {
+				last = string(m[2])
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue // a long line: its rest comes as the next slices
+		}
+		if err != nil {
+			return last
+		}
+	}
+}
+
 // StripEscapes returns b without its terminal escape sequences: CSI
 // (ESC [ … final byte), OSC, DCS, APC, PM and SOS strings (ended by BEL
 // or ESC \), and the other ESC sequences (ESC =, ESC ( B). A sequence cut off at the end of

@@ -27,7 +27,8 @@ const servedID = "served"
 // the worker (found, tied to it and parsed the same way, with the CLI
 // homes of the environment), and of its models the one with most tokens
 // (claude's stream-json: of its assistant messages, which carry the model
-// the API answered with). Model is "" when the evidence names none (grok;
+// the API answered with; codex: the model its log says the API rerouted
+// its requests to, else its rollout's). Model is "" when the evidence names none (grok;
 // kimi's wire names no model; no evidence file).
 func ServedModel(cat *workers.Catalog, ev workers.ServedEvidence) workers.ServedObservation {
 	return servedModel(cat, HomesFromEnv(os.Getenv), ev)
@@ -41,6 +42,13 @@ func servedModel(cat *workers.Catalog, homes Homes, ev workers.ServedEvidence) w
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.ds[servedID]
+	if w != nil && w.format == CodexRollout {
+		// The rollout names the model codex asked for; its log says when
+		// the API answered with another.
+		if m := CodexRerouteFromLog(ev.Log); m != "" {
+			return workers.ServedObservation{Model: m, Source: workers.SourceExecLog}
+		}
+	}
 	if w == nil || w.f == nil {
 		return workers.ServedObservation{}
 	}

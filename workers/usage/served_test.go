@@ -56,6 +56,14 @@ func TestServedModelFromRealEvidence(t *testing.T) {
 			copyFile(t, filepath.Join(realDir, realRollout), filepath.Join(h.CodexDayDir(codexStart), realRollout))
 			return workers.ServedEvidence{SessionID: realCodexID, Started: codexStart}
 		}, workers.ServedObservation{Model: "gpt-6.1-sol", Source: "rollout"}},
+		{"codex rerouted by the API", builtin, "codex", func(t *testing.T, h Homes, cwd, log string) workers.ServedEvidence {
+			// The rerouted run's log, beside the rollout of the same
+			// CLI (it names only the model asked for, as the rerouted
+			// run's did).
+			copyFile(t, filepath.Join(realDir, "codex-exec-pty-rerouted.log"), log)
+			copyFile(t, filepath.Join(realDir, realRollout), filepath.Join(h.CodexDayDir(codexStart), realRollout))
+			return workers.ServedEvidence{Started: codexStart}
+		}, workers.ServedObservation{Model: "gpt-6-luna", Source: "exec-log"}},
 		{"gemini chat recording", builtin, "antigravity", func(t *testing.T, h Homes, cwd, log string) workers.ServedEvidence {
 			chats := geminiHome(t, h, cwd)
 			os.MkdirAll(chats, 0o755)
@@ -103,5 +111,20 @@ func TestServedOfKimi(t *testing.T) {
 	}
 	if m := servedOf(fl.acc); m != "" {
 		t.Errorf("served = %q, want none", m)
+	}
+}
+
+// TestCodexRerouteFromLog reads the model codex 0.171 said the API
+// rerouted it to, under a PTY (bold, coloured label); none in a run that
+// was not rerouted.
+func TestCodexRerouteFromLog(t *testing.T) {
+	if m := CodexRerouteFromLog(filepath.Join(realDir, "codex-exec-pty-rerouted.log")); m != "gpt-6-luna" {
+		t.Errorf("rerouted to %q, want gpt-6-luna", m)
+	}
+	if m := CodexRerouteFromLog(filepath.Join(realDir, "codex-exec-pty.log")); m != "" {
+		t.Errorf("rerouted to %q in a run that was not", m)
+	}
+	if m := CodexRerouteFromLog(filepath.Join(t.TempDir(), "none.log")); m != "" {
+		t.Errorf("rerouted to %q without a log", m)
 	}
 }
