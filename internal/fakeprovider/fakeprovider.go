@@ -23,6 +23,7 @@
 //	hang-ignore-term     one line, then silence, ignoring SIGTERM and SIGHUP, until SIGKILL
 //	flood                prints a few MB as fast as it can, then as ok
 //	size-<dur>           prints its terminal size now and on every SIGWINCH for <dur>, then as ok
+//	size-until-<file>    the same until <file> (project-root-relative) exists: a test releases it
 //
 // Every run prints a line with its cwd, terminal size, pid and the
 // COCKPIT_IDLE_TIMEOUT_S it got, so tests can read them from the log, and
@@ -348,17 +349,33 @@ func (f *fake) run() int {
 		_ = w.Flush()
 		return f.ok(0)
 	case strings.HasPrefix(b, "size-"):
-		d := mustDur(strings.TrimPrefix(b, "size-"))
 		winch := make(chan os.Signal, 4)
 		signal.Notify(winch, syscall.SIGWINCH)
-		end := time.After(d)
+		var end, tick <-chan time.Time
+		release, until := strings.CutPrefix(strings.TrimPrefix(b, "size-"), "until-")
+		if until {
+			release = resolve(release)
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			tick = t.C
+		} else {
+			end = time.After(mustDur(release))
+		}
 		for {
 			c, r := termSize(os.Stdout)
 			f.printf("size=%dx%d\n", c, r)
-			select {
-			case <-winch:
-			case <-end:
-				return f.ok(0)
+		wait:
+			for {
+				select {
+				case <-winch:
+					break wait
+				case <-end:
+					return f.ok(0)
+				case <-tick:
+					if _, err := os.Stat(release); err == nil {
+						return f.ok(0)
+					}
+				}
 			}
 		}
 	}
