@@ -25,7 +25,7 @@ import (
 func TestExecCompletedV2(t *testing.T) {
 	t.Parallel()
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-1s")
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, gated(t, root, "codex.release")) // working until the started sidecar is checked
 	prompt := abs(root, fixture.CodexPrompt)
 	meta := strings.TrimSuffix(prompt, ".md") + ".meta.json"
 	w := startWrapper(t, wrapperEnv(t), "codex", root, "gpt-6.1-sol", prompt, "", "analyser", "30",
@@ -38,6 +38,7 @@ func TestExecCompletedV2(t *testing.T) {
 	if started.ExitCode != nil || started.EndedAt != "" || started.Reason != "" {
 		t.Errorf("started sidecar has an ending: %+v", started)
 	}
+	release(t, root, "codex.release")
 	if code := w.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, w.stderr)
 	}
@@ -342,8 +343,8 @@ func TestExecSignals(t *testing.T) {
 	}{
 		{"SIGTERM", "hang", syscall.SIGTERM, 143, []string{"wrapper got SIGTERM", "reclaimed or torn down", "the CLI was stopped by SIGTERM"}, 0},
 		{"SIGHUP", "hang", syscall.SIGHUP, 129, []string{"wrapper got SIGHUP", "the pane was closed", "the CLI was stopped by SIGHUP"}, 0},
-		{"SIGINT", "ok-30s", syscall.SIGINT, 130, []string{"wrapper got SIGINT", "interrupted"}, 0},
-		{"SIGQUIT", "ok-30s", syscall.SIGQUIT, 131, []string{"wrapper got SIGQUIT", "quit from the keyboard"}, 0},
+		{"SIGINT", "until-sigint.release", syscall.SIGINT /* never released: the signal ends it */, 130, []string{"wrapper got SIGINT", "interrupted"}, 0},
+		{"SIGQUIT", "until-sigquit.release", syscall.SIGQUIT, 131, []string{"wrapper got SIGQUIT", "quit from the keyboard"}, 0},
 		{"ignore-term", "ignore-term", syscall.SIGTERM, 143, []string{"wrapper got SIGTERM", "the CLI ignored SIGTERM and was killed with SIGKILL after 500ms"}, testGrace},
 		{"ignore-hup", "ignore-term", syscall.SIGHUP, 129, []string{"wrapper got SIGHUP", "the CLI ignored SIGHUP and was killed with SIGKILL after 500ms"}, testGrace},
 	} {
@@ -433,7 +434,7 @@ func TestExecKillsLeftovers(t *testing.T) {
 func TestExecChildKilled(t *testing.T) {
 	t.Parallel()
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-30s")
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, gated(t, root, "codex.release")) // working until killed
 	prompt := abs(root, fixture.CodexPrompt)
 	w := startWrapper(t, wrapperEnv(t), codexArgs(root)...)
 	started := waitChild(t, prompt)
@@ -556,7 +557,7 @@ func TestExecFlood(t *testing.T) {
 func TestExecTerminalSize(t *testing.T) {
 	t.Parallel()
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "size-3s")
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "size-"+gated(t, root, "codex.release")) // printing its size until released
 	prompt := abs(root, fixture.CodexPrompt)
 
 	outer, tty, err := pty.Open()
@@ -591,6 +592,7 @@ func TestExecTerminalSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLog(t, prompt, "size=132x43")
+	release(t, root, "codex.release")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -611,7 +613,7 @@ func TestExecTerminalSize(t *testing.T) {
 func TestExecSidecarJSON(t *testing.T) {
 	t.Parallel()
 	root := fixture.Copy(t)
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-2s")
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, gated(t, root, "codex.release")) // working until the started sidecar is read
 	prompt := abs(root, fixture.CodexPrompt)
 	w := startWrapper(t, wrapperEnv(t), codexArgs(root)...)
 	waitChild(t, prompt)
@@ -632,5 +634,6 @@ func TestExecSidecarJSON(t *testing.T) {
 	if _, ok := m["schemaVersion"]; ok {
 		t.Errorf("a run without invocation metadata wrote v2 fields: %s", raw)
 	}
+	release(t, root, "codex.release")
 	w.wait(t, 30*time.Second)
 }

@@ -373,7 +373,7 @@ func TestExecFullDiskFinalStatus(t *testing.T) {
 	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
-	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "ok-3s")
+	fixture.SetBehaviour(t, root, fixture.CodexPrompt, gated(t, root, "codex.release")) // working until the disk is full
 	prompt := abs(root, fixture.CodexPrompt)
 	w := startWrapper(t, wrapperEnv(t), codexArgs(root, "--presentation", "quiet")...)
 	waitChild(t, prompt)
@@ -389,6 +389,7 @@ func TestExecFullDiskFinalStatus(t *testing.T) {
 		}
 	}
 	f.Close()
+	release(t, root, "codex.release") // an empty file: it takes an inode, no block
 	w.wait(t, 30*time.Second)
 	sc := readSidecar(t, prompt)
 	if !state.IsTerminal(sc.Status) || !strings.Contains(sc.Reason, "status sidecar rewritten in place") || !strings.Contains(sc.Reason, "no space left on device") {

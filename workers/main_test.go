@@ -164,6 +164,22 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
+// gated is the fake behaviour that works until the test releases it
+// (release(t, root, name)): "until-<name>", released anyway when t ends so
+// that a failed test leaves no fake working.
+func gated(t *testing.T, root, name string) string {
+	t.Cleanup(func() { os.WriteFile(filepath.Join(root, name), nil, 0o644) })
+	return "until-" + name
+}
+
+// release lets the fake that gated(t, root, name) holds finish.
+func release(t *testing.T, root, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, name), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // readSidecar reads the sidecar of prompt (absolute), failing the test when
 // it cannot be read; nil when it does not exist.
 func readSidecar(t *testing.T, prompt string) *state.Sidecar {
