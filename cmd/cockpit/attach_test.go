@@ -80,9 +80,17 @@ func TestDetachAndAttach(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
 	sock := strings.TrimPrefix(env[0], "COCKPIT_SOCKET=")
+	// The workers work until the test releases them, once the client has
+	// detached: they go on, and complete, without a screen.
 	for _, p := range []string{fixture.CodexPrompt, fixture.AntigravityPrompt, fixture.ClaudePrompt} {
-		fixture.SetBehaviour(t, root, p, "ok-8s")
+		fixture.SetBehaviour(t, root, p, "until-workers.release")
 	}
+	releaseWorkers := func() {
+		if err := os.WriteFile(filepath.Join(root, "workers.release"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.WriteFile(filepath.Join(root, "workers.release"), nil, 0o644) })
 	fixture.SetBehaviour(t, root, fixture.ReverifyPrompt, "hang")
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
 		return fmt.Sprintf(detachScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)
@@ -107,6 +115,7 @@ func TestDetachAndAttach(t *testing.T) {
 		t.Errorf("the come-back line is not %q:\n%s", want, scr)
 	}
 	// The workers go on without a screen.
+	releaseWorkers()
 	waitFor(t, "the workers to complete while detached", 40*time.Second, func() bool {
 		return l.sidecarDone(fixture.CodexPrompt) && l.sidecarDone(fixture.AntigravityPrompt) && l.sidecarDone(fixture.ClaudePrompt)
 	})

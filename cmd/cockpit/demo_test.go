@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/demo"
 	"github.com/okstra/cockpit/runtime/watch"
 )
@@ -17,6 +18,9 @@ import (
 // checks the story: four panes, counts moving to done=4, the reclaim, the
 // results, and that the throwaway run is gone afterwards.
 func TestDemoHeadless(t *testing.T) {
+	// The story's sim workers are paced (sim-slow-10s): runtime/demo's
+	// story tests cover the story's logic in the short tier.
+	testenv.SkipShort(t, "the whole demo end to end, paced by its sim workers (~10 s)")
 	t.Parallel() // waits on other processes most of its time
 	res := cockpit(t, t.TempDir(), nil, "demo", "--headless")
 	if res.code != 0 {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -134,6 +137,17 @@ func reflectEqualDispatch(a, b state.Dispatch) bool {
 	return string(ja) == string(jb)
 }
 
+// holdsInotify reports whether process pid has an inotify descriptor open.
+func holdsInotify(pid int) bool {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, _ := os.Readlink(fd); l == "anon_inode:inotify" {
+			return true
+		}
+	}
+	return false
+}
+
 // TestTeamAwaitPollsOnlyOnChange runs team await while a worker-dispatch
 // batch is settling in the background: the poll line appears on entry and
 // again only when the counts change, and on a cli-wrapper run nothing is
@@ -141,10 +155,21 @@ func reflectEqualDispatch(a, b state.Dispatch) bool {
 func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root := fixture.Copy(t)
-	// Two seconds apart, so that an await started late on a loaded machine
-	// (a race-built process start can take a second or more there) still
-	// sees the counts change at least once.
-	fixture.Behaviours{Codex: "ok-2s", Antigravity: "ok-4s", Claude: "ok-6s"}.Set(t, root)
+	// The workers work until the test releases them, one at a time, each
+	// once the one before has settled: the counts change three times while
+	// await runs, whatever the machine's load (no worker duration to guess).
+	fixture.Behaviours{Codex: "until-codex.release", Antigravity: "until-antigravity.release", Claude: "until-claude.release"}.Set(t, root)
+	release := func(name string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name+".release"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { // before startDispatch's Wait, when the test fails early
+		for _, n := range []string{"codex", "antigravity", "claude"} {
+			os.WriteFile(filepath.Join(root, n+".release"), nil, 0o644)
+		}
+	})
 	bg := startDispatch(t, root)
 	tsPath := filepath.Join(root, fixture.TeamState)
 	waitFor(t, "the batch to be recorded", 10*time.Second, func() bool {
@@ -152,7 +177,38 @@ func TestTeamAwaitPollsOnlyOnChange(t *testing.T) {
 		return err == nil && len(ts.WorkerDispatches) == 3
 	})
 	before := ledgerLines(t, root)
-	res := cockpit(t, root, nil, runArgs(root, "team", "await", "--timeout", "30s", "--json")...)
+	aw := exec.Command(cockpitBin, runArgs(root, "team", "await", "--timeout", "30s", "--json")...)
+	aw.Dir, aw.Env = root, cockpitEnv(t, nil)
+	var awOut, awErr strings.Builder
+	aw.Stdout, aw.Stderr = &awOut, &awErr
+	if err := aw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	awDone := make(chan error, 1)
+	go func() { awDone <- aw.Wait() }()
+	// Await watches the run's files (an inotify descriptor) before its
+	// entry poll: every release after that is a change it sees.
+	waitFor(t, "team await to watch the run", 10*time.Second, func() bool { return holdsInotify(aw.Process.Pid) })
+	for _, w := range []struct{ name, prompt string }{{"codex", fixture.CodexPrompt}, {"antigravity", fixture.AntigravityPrompt}, {"claude", fixture.ClaudePrompt}} {
+		release(w.name)
+		waitFor(t, w.name+"'s worker to settle", 20*time.Second, func() bool {
+			sc, _ := state.ReadSidecar(filepath.Join(root, state.SidecarPath(w.prompt)), "s")
+			return sc != nil && state.IsTerminal(sc.Status)
+		})
+	}
+	var res result
+	select {
+	case err := <-awDone:
+		res = result{stdout: awOut.String(), stderr: awErr.String()}
+		if ee, ok := err.(*exec.ExitError); ok {
+			res.code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(testenv.Scale(30 * time.Second)):
+		aw.Process.Kill()
+		t.Fatal("team await did not return once every worker settled")
+	}
 	if res.code != 0 {
 		t.Fatalf("team await exited %d: %s", res.code, res.stderr)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +47,15 @@ exec sleep 600
 func TestOpenLeadDrivesPanes(t *testing.T) {
 	t.Parallel() // waits on other processes most of its time
 	root, env := paneRun(t)
-	fixture.Behaviours{Codex: "ok", Antigravity: "fail", Claude: "ok-15s", Reverify: "hang"}.Set(t, root)
+	// The slow worker works until the test releases it, once the
+	// mid-batch reclaim has kept its pane and the await has begun.
+	fixture.Behaviours{Codex: "ok", Antigravity: "fail", Claude: "until-claude.release", Reverify: "hang"}.Set(t, root)
+	releaseClaude := func() {
+		if err := os.WriteFile(filepath.Join(root, "claude.release"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.WriteFile(filepath.Join(root, "claude.release"), nil, 0o644) })
 	l := openLead(t, root, env, fixture.PathWith(fixture.FakeBin(t)), 160, 48, func(work string) string {
 		return fmt.Sprintf(leadScript, fixture.RunManifest, fixture.JobsInitial, fixture.JobsReverify, work)
 	})
@@ -80,6 +90,12 @@ func TestOpenLeadDrivesPanes(t *testing.T) {
 		return titleLine(scr, "Codex analyser") == "" && titleLine(scr, "Antigravity analyser") == "" && titleLine(scr, "Claude analyser") != ""
 	})
 	proceed("go2")
+	// The await of step 3 finds the slow worker running (its entry poll is
+	// in the ledger), then sees it end once released.
+	waitFor(t, "the await's entry poll", 20*time.Second, func() bool {
+		return slices.Contains(ledgerLines(t, root), "PROGRESS: phase-5-poll pending=1 done=2")
+	})
+	releaseClaude()
 
 	// 3. Await, reclaim, and a reverify round in a new pane.
 	waitStep("s3")

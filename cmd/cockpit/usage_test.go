@@ -146,14 +146,17 @@ func TestUsageErrors(t *testing.T) {
 		{plain("attach", "--alerts", "-nope"), `cockpit attach: --alerts "-nope" (or $COCKPIT_ALERTS): unknown alert "-nope": use all, off, or a comma-separated list of gate, fail, batch, pane (what) and bell, osc (how); -name leaves one out`},
 	}
 	before := snapshotFiles(t, root)
-	for _, c := range cases {
-		t.Run(strings.Join(c.args[:min(len(c.args), 3)], " "), func(t *testing.T) {
-			res := cockpit(t, root, nil, c.args...)
-			if res.code != 2 || res.stderr != c.want+"\n" || res.stdout != "" {
-				t.Fatalf("cockpit %v:\nexit %d, stderr %q, stdout %q\nwant exit 2, stderr %q", c.args, res.code, res.stderr, res.stdout, c.want+"\n")
-			}
-		})
-	}
+	t.Run("cases", func(t *testing.T) { // returns when every parallel case has
+		for _, c := range cases {
+			t.Run(strings.Join(c.args[:min(len(c.args), 3)], " "), func(t *testing.T) {
+				t.Parallel() // each waits on a process of its own
+				res := cockpit(t, root, nil, c.args...)
+				if res.code != 2 || res.stderr != c.want+"\n" || res.stdout != "" {
+					t.Fatalf("cockpit %v:\nexit %d, stderr %q, stdout %q\nwant exit 2, stderr %q", c.args, res.code, res.stderr, res.stdout, c.want+"\n")
+				}
+			})
+		}
+	})
 	if d := diffSnapshots(before, snapshotFiles(t, root)); len(d) > 0 {
 		t.Fatalf("files changed: %v", d)
 	}
