@@ -199,15 +199,17 @@ func raceEnabled() bool {
 // the square of the records: 12,800 writes take about 15 s at the speed
 // users see, and eight times that under the race detector, which now
 // watches the writer processes too. Under -race the 64 writers write 16
-// records each (the cost of 100 at 1/40th); the full 64 × 100 is the
-// non-race run (`go test -run ConcurrentWriters ./state`).
+// records each (the cost of 100 at 1/40th), and so they do under -short
+// (the inner loop's tier: the same locking across goroutines and
+// processes, under a second); the full 64 × 100 is the non-race run
+// (`go test -run ConcurrentWriters ./state`, which .ci/run makes).
 func TestConcurrentWritersFullLoad(t *testing.T) {
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatalf("find the test binary to run as the writer: %v", err)
 	}
 	each := 100
-	if raceEnabled() {
+	if raceEnabled() || testing.Short() {
 		each = 16
 	}
 	run := func(t *testing.T, writers, each int, tags []string) {

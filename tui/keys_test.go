@@ -485,12 +485,20 @@ func TestOnlyDirtyPanesSnapshotted(t *testing.T) {
 	hs.waitDrawn()
 	frames, idleFrames := 0, 0
 	deadline := time.Now().Add(20 * time.Second)
+	ended := false
 	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Quiet for 2 s while the flood's end is not on screen, or for
+		// 300 ms once it is: the flood is over (the idle pane gets no late
+		// frame either).
+		quiet := 2 * time.Second
+		if ended = ended || strings.Contains(hs.plain(), "history line 5000"); ended {
+			quiet = 300 * time.Millisecond
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), quiet)
 		ids, err := hs.waitDirty(ctx, DefaultFrame)
 		cancel()
 		if err != nil {
-			break // quiet for 2 s: the flood is over
+			break
 		}
 		frames++
 		if slices.Contains(ids, idle) {

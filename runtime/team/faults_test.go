@@ -393,7 +393,7 @@ func TestAwaitTimeoutHoldsWhileALockIsHeld(t *testing.T) {
 			<-held
 			defer close(release)
 			start := time.Now()
-			const timeout = 2 * time.Second
+			const timeout = time.Second
 			res, err := Await(context.Background(), run, timeout)
 			if !errors.Is(err, ErrAwaitTimeout) {
 				t.Fatalf("await: %v", err)
