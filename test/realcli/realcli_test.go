@@ -289,9 +289,14 @@ func TestFailuresNameThemselves(t *testing.T) {
 // that the API rerouted it (its rollout keeps the model it asked for). The
 // wrapper attests mismatch and the worker settles error with the
 // verifier's reason, though the CLI wrote its result and exited 0.
+// gemini-cli 0.61 records the model it asked for, not the answer's
+// modelVersion: its attestation stays verified (a bump that records the
+// answer fails here, and docs/OKSTRA.md's table is to be updated).
 func TestServedModelMismatch(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ provider, served, attestation, reason string }{
+		{"antigravity", "gemini-3.1-flash",
+			`{"observedModel":"gemini-3.1-pro","normalizedModelRef":"gemini-3.1-pro","level":"verified","source":"chat-recording"}`, ""},
 		{"claude", "claude-haiku-5-5",
 			`{"observedModel":"claude-haiku-5-5","normalizedModelRef":"haiku","level":"mismatch","source":"stream-json"}`,
 			"served model mismatch: role execution role-execution-004 is bound to sonnet, but the stream-json names claude-haiku-5-5 (haiku)"},
@@ -312,14 +317,18 @@ func TestServedModelMismatch(t *testing.T) {
 			}
 			j := jobsByProvider[c.provider]
 			sc := w.sidecar(j)
-			if sc.Status != state.StatusError || sc.Reason != c.reason || sc.ExitCode == nil || *sc.ExitCode != 0 {
-				t.Fatalf("sidecar %s exit %v reason %q, want error exit 0 %q\nlog tail:\n%s", sc.Status, sc.ExitCode, sc.Reason, c.reason, tail(w.log(j)))
+			status := state.StatusError
+			if c.reason == "" {
+				status = state.StatusCompleted
+			}
+			if sc.Status != status || sc.Reason != c.reason || sc.ExitCode == nil || *sc.ExitCode != 0 {
+				t.Fatalf("sidecar %s exit %v reason %q, want %s exit 0 %q\nlog tail:\n%s", sc.Status, sc.ExitCode, sc.Reason, status, c.reason, tail(w.log(j)))
 			}
 			if got := compact(t, sc.ServedModelAttestation); got != c.attestation {
 				t.Errorf("servedModelAttestation\n got %s\nwant %s", got, c.attestation)
 			}
-			if d := out.of(t, j); d.Status != state.StatusError || d.Reason != c.reason {
-				t.Errorf("dispatch %s is %s (%q), want error with the verifier's reason", d.DispatchID, d.Status, d.Reason)
+			if d := out.of(t, j); d.Status != status || d.Reason != c.reason {
+				t.Errorf("dispatch %s is %s (%q), want %s %q", d.DispatchID, d.Status, d.Reason, status, c.reason)
 			}
 			if _, err := os.Stat(filepath.Join(w.root, j.result())); err != nil {
 				t.Errorf("the CLI's result: %v", err)
