@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	nethtml "golang.org/x/net/html"
+	"charm.land/glamour/v2/internal/nethtml"
 )
 
 // RenderContext holds the current rendering options and state.
