@@ -282,3 +282,22 @@ func (c *Client) Close() error {
 	<-c.done
 	return err
 }
+
+// OpenPane, ClosePanes and ListPanes are the pane calls of the dispatch
+// lifecycle (runtime/lifecycle.PaneHost: a cockpit reached through its
+// socket; the engine serves the same calls in-process).
+
+// OpenPane asks the cockpit for a worker pane (open-pane).
+func (c *Client) OpenPane(ctx context.Context, p OpenPaneParams) (OpenPaneResult, error) {
+	return OpenPane.Call(ctx, c, p)
+}
+
+// ClosePanes asks the cockpit to close panes (close-panes).
+func (c *Client) ClosePanes(ctx context.Context, p ClosePanesParams) (ClosePanesResult, error) {
+	return ClosePanes.Call(ctx, c, p)
+}
+
+// ListPanes asks the cockpit for its open panes (list-panes).
+func (c *Client) ListPanes(ctx context.Context) (ListPanesResult, error) {
+	return ListPanes.Call(ctx, c, Empty{})
+}

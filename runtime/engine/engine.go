@@ -126,7 +126,7 @@ func Start(cfg Config) (*Engine, error) {
 	if _, _, err := lifecycle.Settle(run); err != nil {
 		return nil, err
 	}
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, err
 	}

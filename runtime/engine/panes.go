@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/layout"
 	"github.com/okstra/cockpit/runtime/control"
+	"github.com/okstra/cockpit/runtime/lifecycle"
 	"github.com/okstra/cockpit/runtime/view"
 	"github.com/okstra/cockpit/state"
 	"golang.org/x/sys/unix"
@@ -291,4 +293,33 @@ func terminalSize() (cols, rows int) {
 		}
 	}
 	return 0, 0
+}
+
+// Host is the engine as the dispatch lifecycle's PaneHost, in-process:
+// the calls the control socket serves as open-pane, close-panes and
+// list-panes, with no socket in the path (tests drive `team dispatch`,
+// reclaim and teardown against a real engine this way).
+func (c *Engine) Host() lifecycle.PaneHost { return inProcess{c} }
+
+type inProcess struct{ c *Engine }
+
+func (h inProcess) OpenPane(ctx context.Context, p control.OpenPaneParams) (control.OpenPaneResult, error) {
+	if err := ctx.Err(); err != nil {
+		return control.OpenPaneResult{}, err
+	}
+	return h.c.OpenPane(p)
+}
+
+func (h inProcess) ClosePanes(ctx context.Context, p control.ClosePanesParams) (control.ClosePanesResult, error) {
+	if err := ctx.Err(); err != nil {
+		return control.ClosePanesResult{}, err
+	}
+	return h.c.ClosePanes(p)
+}
+
+func (h inProcess) ListPanes(ctx context.Context) (control.ListPanesResult, error) {
+	if err := ctx.Err(); err != nil {
+		return control.ListPanesResult{}, err
+	}
+	return h.c.ListPanes(), nil
 }

@@ -97,7 +97,7 @@ func classify(batch []watch.FileEvent, full bool) changes {
 // when recording failed (then it is tried again: see below).
 func (c *Engine) settle(ch changes) (*state.TeamState, string, error) {
 	run := c.run
-	ts, err := state.ReadTeamState(run.TeamStatePath, run.Manifest.TeamStatePath)
+	ts, err := run.TeamState()
 	if err != nil {
 		return nil, "", err
 	}

@@ -26,18 +26,18 @@ func PaneBackend(run *state.Run) string {
 	return state.BackendCmuxPane
 }
 
-// OpenPanes asks the cockpit on cl for one pane per recorded job, in
-// order. Once ctx is done (interrupted), the jobs not started yet are
-// reported as not started (MarkLaunched writes them off), never left in
-// progress with nothing running.
-func OpenPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []Recorded, self, who string) []Launched {
+// OpenPanes asks host for one pane per recorded job, in order. Once ctx
+// is done (interrupted), the jobs not started yet are reported as not
+// started (MarkLaunched writes them off), never left in progress with
+// nothing running.
+func OpenPanes(ctx context.Context, host PaneHost, run *state.Run, recs []Recorded, self, who string) []Launched {
 	launched := make([]Launched, len(recs))
 	for i, r := range recs {
 		if ctx.Err() != nil {
 			launched[i] = Launched{Err: fmt.Errorf("%s was interrupted before starting it", who)}
 			continue
 		}
-		res, err := control.OpenPane.Call(ctx, cl, control.OpenPaneParams{
+		res, err := host.OpenPane(ctx, control.OpenPaneParams{
 			Argv:       WorkerArgv(self, run, r.Job, "live"),
 			Dir:        run.Root.Dir(),
 			Title:      r.Dispatch.ExecutionLabel,
@@ -47,6 +47,35 @@ func OpenPanes(ctx context.Context, cl *control.Client, run *state.Run, recs []R
 		launched[i] = Launched{PaneID: res.PaneID, PID: res.PID, Err: err}
 	}
 	return launched
+}
+
+// Started is a batch started in a cockpit's panes (StartInPanes).
+type Started struct {
+	*Recording
+	Launched []Launched
+	// Failed says what of the batch did not start (NotStarted) or was not
+	// checkpointed; the rest runs.
+	Failed error
+}
+
+// StartInPanes records the verified batch b (RecordBatch), opens one pane
+// per job in host (OpenPanes, who naming the command in errors), records
+// where each runs (MarkLaunched) and checkpoints what started into rec:
+// `team dispatch` and worker-dispatch on a pane run. An error means the
+// batch could not be recorded; what did not start is Started.Failed.
+func StartInPanes(ctx context.Context, host PaneHost, b *Batch, self, who string, rec *Recorder) (*Started, error) {
+	run := b.Run
+	rg, err := RecordBatch(b, PaneBackend(run))
+	if err != nil {
+		return nil, err
+	}
+	launched := OpenPanes(ctx, host, run, rg.Recs, self, who)
+	// Recording where they run must not be cut short by an interruption.
+	if err := MarkLaunched(run, rg.Recs, launched); err != nil {
+		return nil, err
+	}
+	failed := errors.Join(NotStarted(rg.Recs, launched), rg.Checkpoints(rec, launched))
+	return &Started{Recording: rg, Launched: launched, Failed: failed}, nil
 }
 
 // PaneRef is one pane a closing command acts on.
@@ -80,8 +109,16 @@ type ReclaimOptions struct {
 // in-progress worker keeps its pane whenever it is called. Without Gate it
 // records phase-batch-cleanup panes=<n> (n = panes closed); with Gate it
 // returns phase-gate-cleanup and records nothing. A cli-wrapper run is
-// refused.
+// refused. It reaches the run's cockpit through its control socket
+// (RunSocket); ReclaimOn is the same on any PaneHost.
 func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimResult, error) {
+	host := &RunSocket{Run: run, Client: "team reclaim"}
+	defer host.Close()
+	return ReclaimOn(ctx, host, run, o)
+}
+
+// ReclaimOn is Reclaim with the panes in host.
+func ReclaimOn(ctx context.Context, host PaneHost, run *state.Run, o ReclaimOptions) (*ReclaimResult, error) {
 	if !run.Manifest.IsPaneBackend() {
 		return nil, &ErrNoPanes{Run: run}
 	}
@@ -95,7 +132,7 @@ func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimRes
 			ids = append(ids, d.PaneID)
 		}
 	}
-	closed, err := closeRecorded(ctx, run, "team reclaim", ids, o.DryRun, "reclaim: worker finished")
+	closed, err := closeRecorded(ctx, host, ids, o.DryRun, "reclaim: worker finished")
 	if err != nil {
 		return nil, err
 	}
@@ -116,29 +153,20 @@ func Reclaim(ctx context.Context, run *state.Run, o ReclaimOptions) (*ReclaimRes
 	return res, nil
 }
 
-// closeRecorded closes those of ids that the run's cockpit has open (all of
-// them may be gone with a dead cockpit: then nothing is open). With dryRun it
-// only lists them.
-func closeRecorded(ctx context.Context, run *state.Run, client string, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
+// closeRecorded closes those of ids that host has open (all of them may
+// be gone with a dead cockpit: then nothing is open). With dryRun it only
+// lists them.
+func closeRecorded(ctx context.Context, host PaneHost, ids []string, dryRun bool, reason string) ([]PaneRef, error) {
 	out := []PaneRef{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	cl, err := control.DialRunAs(ctx, run, control.RunDial{Client: client})
-	var nc *control.NoCockpitError
-	if errors.As(err, &nc) {
-		return out, nil // no cockpit: no pane is open
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	open, err := control.ListPanes.Call(ctx, cl, control.Empty{})
+	open, err := openPanes(ctx, host)
 	if err != nil {
 		return nil, err
 	}
 	var candidates []string
-	for _, p := range open.Panes {
+	for _, p := range open {
 		if slices.Contains(ids, p.PaneID) && !p.Lead {
 			candidates = append(candidates, p.PaneID)
 		}
@@ -150,7 +178,10 @@ func closeRecorded(ctx context.Context, run *state.Run, client string, ids []str
 		}
 		return out, nil
 	}
-	res, err := control.ClosePanes.Call(ctx, cl, control.ClosePanesParams{PaneIDs: candidates, Reason: reason})
+	if len(candidates) == 0 {
+		return out, nil
+	}
+	res, err := host.ClosePanes(ctx, control.ClosePanesParams{PaneIDs: candidates, Reason: reason})
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +201,16 @@ func closeRecorded(ctx context.Context, run *state.Run, client string, ids []str
 // Teardown returns once every wrapper of the run it found running has
 // exited (they write their terminal sidecars and logs on the way out; a
 // caller that removes the run afterwards must not race them), waiting at
-// most teardownWait, then SIGKILL.
+// most teardownWait, then SIGKILL. It reaches the run's cockpit through
+// its control socket (RunSocket); TeardownOn is the same on any PaneHost.
 func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult, error) {
+	host := &RunSocket{Run: run, Client: "team teardown"}
+	defer host.Close()
+	return TeardownOn(ctx, host, run, dryRun)
+}
+
+// TeardownOn is Teardown with the panes in host.
+func TeardownOn(ctx context.Context, host PaneHost, run *state.Run, dryRun bool) (*ReclaimResult, error) {
 	ts, _, err := Settle(run)
 	if err != nil {
 		return nil, err
@@ -183,7 +222,7 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 		}
 	}
 	if dryRun {
-		panes, err := closeRecorded(ctx, run, "team teardown", ids, true, "")
+		panes, err := closeRecorded(ctx, host, ids, true, "")
 		return &ReclaimResult{Panes: panes}, err
 	}
 	// The wrappers still running, whoever started them: a dead cockpit's
@@ -201,7 +240,7 @@ func Teardown(ctx context.Context, run *state.Run, dryRun bool) (*ReclaimResult,
 	// may settle a closed worker from its hang-up; okstra, which has no
 	// engine settling between the two steps, writes the teardown reason on
 	// every dispatch that was running, and so does this.
-	panes, err := closeRecorded(ctx, run, "team teardown", ids, false, "teardown")
+	panes, err := closeRecorded(ctx, host, ids, false, "teardown")
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,11 @@ func AskGate(ctx context.Context, req GateRequest, progress func(string)) (*Gate
 	// 1. Finished panes go before the human is shown the question.
 	cleaned := 0
 	if run.Manifest.IsPaneBackend() {
-		r, err := lifecycle.Reclaim(ctx, run, lifecycle.ReclaimOptions{Gate: true})
+		var host lifecycle.PaneHost = cl
+		if cl == nil { // no cockpit: the terminal asks
+			host = &lifecycle.RunSocket{Run: run, Client: "gate ask"}
+		}
+		r, err := lifecycle.ReclaimOn(ctx, host, run, lifecycle.ReclaimOptions{Gate: true})
 		if err != nil {
 			return nil, err
 		}

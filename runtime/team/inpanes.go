@@ -53,16 +53,11 @@ func WorkerDispatchInPanes(ctx context.Context, b *lifecycle.Batch, self string)
 		return nil, fmt.Errorf("watch team-state: %w", err)
 	}
 	rec := lifecycle.NewRecorder(run, lifecycle.SourceWorkerDispatch, true)
-	rg, err := lifecycle.RecordBatch(b, lifecycle.PaneBackend(run))
+	st, err := lifecycle.StartInPanes(ctx, cl, b, self, "worker-dispatch", rec)
 	if err != nil {
 		return nil, err
 	}
-	recs := rg.Recs
-	launched := lifecycle.OpenPanes(ctx, cl, run, recs, self, "worker-dispatch")
-	if err := lifecycle.MarkLaunched(run, recs, launched); err != nil {
-		return nil, err
-	}
-	failed := errors.Join(lifecycle.NotStarted(recs, launched), rg.Checkpoints(rec, launched))
+	recs, failed := st.Recs, st.Failed
 	for {
 		ts, _, err := lifecycle.SettleContext(ctx, run, w)
 		if err != nil {

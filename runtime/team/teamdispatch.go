@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	"errors"
 
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/lifecycle"
@@ -20,22 +19,15 @@ func TeamDispatch(ctx context.Context, b *lifecycle.Batch, self string) (*Dispat
 	}
 	defer cl.Close()
 	rec := lifecycle.NewRecorder(run, lifecycle.SourceTeamDispatch, run.Manifest.IsPaneBackend())
-	rg, err := lifecycle.RecordBatch(b, lifecycle.PaneBackend(run))
+	st, err := lifecycle.StartInPanes(ctx, cl, b, self, "team dispatch", rec)
 	if err != nil {
 		return nil, err
 	}
-	recs := rg.Recs
-	launched := lifecycle.OpenPanes(ctx, cl, run, recs, self, "team dispatch")
-	// lifecycle.Recording where they run must not be cut short by the interruption.
-	if err := lifecycle.MarkLaunched(run, recs, launched); err != nil {
-		return nil, err
-	}
-	cperr := rg.Checkpoints(rec, launched)
 	ts, err := run.TeamState()
 	if err != nil {
 		return nil, err
 	}
-	res := &DispatchResult{Dispatches: lifecycle.BatchDispatches(ts, recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}
+	res := &DispatchResult{Dispatches: lifecycle.BatchDispatches(ts, st.Recs), Lines: rec.Lines(), Unrecorded: rec.Unrecorded()}
 	// The batch is printed whatever went wrong; the error says what.
-	return res, errors.Join(lifecycle.NotStarted(recs, launched), cperr)
+	return res, st.Failed
 }

@@ -4,6 +4,7 @@
 package runtest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func StartedRun(tb testing.TB, n int) (*state.Run, []string) {
 		tb.Fatal(err)
 	}
 	var sidecars []string
-	err = state.UpdateTeamState(run.TeamStatePath, "team-state", "bench", func(ts *state.TeamState) error {
+	err = run.UpdateTeamState(context.Background(), func(ts *state.TeamState) error {
 		for i := 0; i < n; i++ {
 			prompt := fmt.Sprintf("run/prompts/w%03d.md", i)
 			sp := filepath.Join(root, state.SidecarPath(prompt))
