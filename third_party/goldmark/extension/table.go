@@ -359,17 +359,19 @@ func (r *TableHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegistere
 }
 
 // TableAttributeFilter defines attribute names which table elements can have.
-var TableAttributeFilter = html.GlobalAttributeFilter.Extend(
-	[]byte("align"),       // [Deprecated]
-	[]byte("bgcolor"),     // [Deprecated]
-	[]byte("border"),      // [Deprecated]
-	[]byte("cellpadding"), // [Deprecated]
-	[]byte("cellspacing"), // [Deprecated]
-	[]byte("frame"),       // [Deprecated]
-	[]byte("rules"),       // [Deprecated]
-	[]byte("summary"),     // [Deprecated]
-	[]byte("width"),       // [Deprecated]
-)
+var TableAttributeFilter = util.LazyBytesFilter(func() util.BytesFilter { // cockpit patch: built on first use
+	return html.GlobalAttributeFilter.Extend(
+		[]byte("align"),       // [Deprecated]
+		[]byte("bgcolor"),     // [Deprecated]
+		[]byte("border"),      // [Deprecated]
+		[]byte("cellpadding"), // [Deprecated]
+		[]byte("cellspacing"), // [Deprecated]
+		[]byte("frame"),       // [Deprecated]
+		[]byte("rules"),       // [Deprecated]
+		[]byte("summary"),     // [Deprecated]
+		[]byte("width"),       // [Deprecated]
+	)
+})
 
 func (r *TableHTMLRenderer) renderTable(
 	w util.BufWriter, source []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
@@ -386,13 +388,15 @@ func (r *TableHTMLRenderer) renderTable(
 }
 
 // TableHeaderAttributeFilter defines attribute names which <thead> elements can have.
-var TableHeaderAttributeFilter = html.GlobalAttributeFilter.Extend(
-	[]byte("align"),   // [Deprecated since HTML4] [Obsolete since HTML5]
-	[]byte("bgcolor"), // [Not Standardized]
-	[]byte("char"),    // [Deprecated since HTML4] [Obsolete since HTML5]
-	[]byte("charoff"), // [Deprecated since HTML4] [Obsolete since HTML5]
-	[]byte("valign"),  // [Deprecated since HTML4] [Obsolete since HTML5]
-)
+var TableHeaderAttributeFilter = util.LazyBytesFilter(func() util.BytesFilter { // cockpit patch: built on first use
+	return html.GlobalAttributeFilter.Extend(
+		[]byte("align"),   // [Deprecated since HTML4] [Obsolete since HTML5]
+		[]byte("bgcolor"), // [Not Standardized]
+		[]byte("char"),    // [Deprecated since HTML4] [Obsolete since HTML5]
+		[]byte("charoff"), // [Deprecated since HTML4] [Obsolete since HTML5]
+		[]byte("valign"),  // [Deprecated since HTML4] [Obsolete since HTML5]
+	)
+})
 
 func (r *TableHTMLRenderer) renderTableHeader(
 	w util.BufWriter, source []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
@@ -414,13 +418,15 @@ func (r *TableHTMLRenderer) renderTableHeader(
 }
 
 // TableRowAttributeFilter defines attribute names which <tr> elements can have.
-var TableRowAttributeFilter = html.GlobalAttributeFilter.Extend(
-	[]byte("align"),   // [Obsolete since HTML5]
-	[]byte("bgcolor"), // [Obsolete since HTML5]
-	[]byte("char"),    // [Obsolete since HTML5]
-	[]byte("charoff"), // [Obsolete since HTML5]
-	[]byte("valign"),  // [Obsolete since HTML5]
-)
+var TableRowAttributeFilter = util.LazyBytesFilter(func() util.BytesFilter { // cockpit patch: built on first use
+	return html.GlobalAttributeFilter.Extend(
+		[]byte("align"),   // [Obsolete since HTML5]
+		[]byte("bgcolor"), // [Obsolete since HTML5]
+		[]byte("char"),    // [Obsolete since HTML5]
+		[]byte("charoff"), // [Obsolete since HTML5]
+		[]byte("valign"),  // [Obsolete since HTML5]
+	)
+})
 
 func (r *TableHTMLRenderer) renderTableRow(
 	w util.BufWriter, source []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
@@ -440,50 +446,54 @@ func (r *TableHTMLRenderer) renderTableRow(
 }
 
 // TableThCellAttributeFilter defines attribute names which table <th> cells can have.
-var TableThCellAttributeFilter = html.GlobalAttributeFilter.Extend(
-	[]byte("abbr"), // [OK] Contains a short abbreviated description of the cell's content [NOT OK in <td>]
+var TableThCellAttributeFilter = util.LazyBytesFilter(func() util.BytesFilter { // cockpit patch: built on first use
+	return html.GlobalAttributeFilter.Extend(
+		[]byte("abbr"), // [OK] Contains a short abbreviated description of the cell's content [NOT OK in <td>]
 
-	[]byte("align"),   // [Obsolete since HTML5]
-	[]byte("axis"),    // [Obsolete since HTML5]
-	[]byte("bgcolor"), // [Not Standardized]
-	[]byte("char"),    // [Obsolete since HTML5]
-	[]byte("charoff"), // [Obsolete since HTML5]
+		[]byte("align"),   // [Obsolete since HTML5]
+		[]byte("axis"),    // [Obsolete since HTML5]
+		[]byte("bgcolor"), // [Not Standardized]
+		[]byte("char"),    // [Obsolete since HTML5]
+		[]byte("charoff"), // [Obsolete since HTML5]
 
-	[]byte("colspan"), // [OK] Number of columns that the cell is to span
-	[]byte("headers"), // [OK] This attribute contains a list of space-separated
-	// strings, each corresponding to the id attribute of the <th> elements that apply to this element
+		[]byte("colspan"), // [OK] Number of columns that the cell is to span
+		[]byte("headers"), // [OK] This attribute contains a list of space-separated
+		// strings, each corresponding to the id attribute of the <th> elements that apply to this element
 
-	[]byte("height"), // [Deprecated since HTML4] [Obsolete since HTML5]
+		[]byte("height"), // [Deprecated since HTML4] [Obsolete since HTML5]
 
-	[]byte("rowspan"), // [OK] Number of rows that the cell is to span
-	[]byte("scope"),   // [OK] This enumerated attribute defines the cells that
-	// the header (defined in the <th>) element relates to [NOT OK in <td>]
+		[]byte("rowspan"), // [OK] Number of rows that the cell is to span
+		[]byte("scope"),   // [OK] This enumerated attribute defines the cells that
+		// the header (defined in the <th>) element relates to [NOT OK in <td>]
 
-	[]byte("valign"), // [Obsolete since HTML5]
-	[]byte("width"),  // [Deprecated since HTML4] [Obsolete since HTML5]
-)
+		[]byte("valign"), // [Obsolete since HTML5]
+		[]byte("width"),  // [Deprecated since HTML4] [Obsolete since HTML5]
+	)
+})
 
 // TableTdCellAttributeFilter defines attribute names which table <td> cells can have.
-var TableTdCellAttributeFilter = html.GlobalAttributeFilter.Extend(
-	[]byte("abbr"),    // [Obsolete since HTML5] [OK in <th>]
-	[]byte("align"),   // [Obsolete since HTML5]
-	[]byte("axis"),    // [Obsolete since HTML5]
-	[]byte("bgcolor"), // [Not Standardized]
-	[]byte("char"),    // [Obsolete since HTML5]
-	[]byte("charoff"), // [Obsolete since HTML5]
+var TableTdCellAttributeFilter = util.LazyBytesFilter(func() util.BytesFilter { // cockpit patch: built on first use
+	return html.GlobalAttributeFilter.Extend(
+		[]byte("abbr"),    // [Obsolete since HTML5] [OK in <th>]
+		[]byte("align"),   // [Obsolete since HTML5]
+		[]byte("axis"),    // [Obsolete since HTML5]
+		[]byte("bgcolor"), // [Not Standardized]
+		[]byte("char"),    // [Obsolete since HTML5]
+		[]byte("charoff"), // [Obsolete since HTML5]
 
-	[]byte("colspan"), // [OK] Number of columns that the cell is to span
-	[]byte("headers"), // [OK] This attribute contains a list of space-separated
-	// strings, each corresponding to the id attribute of the <th> elements that apply to this element
+		[]byte("colspan"), // [OK] Number of columns that the cell is to span
+		[]byte("headers"), // [OK] This attribute contains a list of space-separated
+		// strings, each corresponding to the id attribute of the <th> elements that apply to this element
 
-	[]byte("height"), // [Deprecated since HTML4] [Obsolete since HTML5]
+		[]byte("height"), // [Deprecated since HTML4] [Obsolete since HTML5]
 
-	[]byte("rowspan"), // [OK] Number of rows that the cell is to span
+		[]byte("rowspan"), // [OK] Number of rows that the cell is to span
 
-	[]byte("scope"),  // [Obsolete since HTML5] [OK in <th>]
-	[]byte("valign"), // [Obsolete since HTML5]
-	[]byte("width"),  // [Deprecated since HTML4] [Obsolete since HTML5]
-)
+		[]byte("scope"),  // [Obsolete since HTML5] [OK in <th>]
+		[]byte("valign"), // [Obsolete since HTML5]
+		[]byte("width"),  // [Deprecated since HTML4] [Obsolete since HTML5]
+	)
+})
 
 func (r *TableHTMLRenderer) renderTableCell(
 	w util.BufWriter, source []byte, node gast.Node, entering bool) (gast.WalkStatus, error) {

@@ -922,6 +922,30 @@ type bytesFilter struct {
 	slots     [][][]byte
 }
 
+// LazyBytesFilter returns a BytesFilter that build makes on its first use.
+// cockpit patch: the renderers' attribute filters (renderer/html,
+// extension) are made this way; upstream built them at package init (≈300
+// allocations, 34 KB) in every program that links goldmark, which glamour's
+// ANSI renderer never asks.
+func LazyBytesFilter(build func() BytesFilter) BytesFilter {
+	return &lazyBytesFilter{build: build}
+}
+
+type lazyBytesFilter struct {
+	once  sync.Once
+	build func() BytesFilter
+	f     BytesFilter
+}
+
+func (l *lazyBytesFilter) get() BytesFilter {
+	l.once.Do(func() { l.f, l.build = l.build(), nil })
+	return l.f
+}
+
+func (l *lazyBytesFilter) Add(b []byte)                    { l.get().Add(b) }
+func (l *lazyBytesFilter) Contains(b []byte) bool          { return l.get().Contains(b) }
+func (l *lazyBytesFilter) Extend(bs ...[]byte) BytesFilter { return l.get().Extend(bs...) }
+
 // NewBytesFilter returns a new BytesFilter.
 func NewBytesFilter(elements ...[]byte) BytesFilter {
 	s := &bytesFilter{
