@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -97,6 +98,29 @@ func (p privateM) Run() int {
 	for k, v := range map[string]string{"COCKPIT_REGISTRY": env.Registry, "XDG_RUNTIME_DIR": env.Runtime, "TMUX_TMPDIR": env.Tmux} {
 		os.Setenv(k, v)
 	}
+	// A test process that ends without coming back here (killed by
+	// -timeout, a panic, a signal) leaves its directory and what runs in
+	// it: the next Private run on this machine stops and removes them
+	// (sweep), and a -timeout's alarm is beaten to it by a second.
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(processID(os.Getpid())), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	sweep(dir)
+	if !flag.Parsed() {
+		flag.Parse() // testing's flags, registered before TestMain; m.Run parses them again harmlessly
+	}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, _ := time.ParseDuration(f.Value.String()); d > 2*time.Second {
+			alarm := time.AfterFunc(d-time.Second, func() {
+				if left := env.kill(); len(left) > 0 {
+					fmt.Fprintln(os.Stderr, "testenv: the -timeout is about to end the tests; stopped what they started:\n  "+strings.Join(left, "\n  "))
+				}
+				os.RemoveAll(dir) // the alarm's panic runs no deferred call
+			})
+			defer alarm.Stop()
+		}
+	}
 	code := p.m.Run()
 	if left := env.Leftovers(true); len(left) > 0 {
 		fmt.Fprintln(os.Stderr, "testenv: the tests left behind (now stopped):\n  "+strings.Join(left, "\n  "))
@@ -105,6 +129,72 @@ func (p privateM) Run() int {
 		}
 	}
 	return code
+}
+
+// ownerFile, in a private directory, names the test process that made it
+// (processID): while that process lives, the directory is its own.
+const ownerFile = "owner"
+
+// processID is pid and its start time (/proc/<pid>/stat's 22nd field), so
+// that a reused pid is not taken for the process that had it.
+func processID(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return strconv.Itoa(pid)
+	}
+	start := ""
+	if i := strings.LastIndexByte(string(data), ')'); i >= 0 {
+		if f := strings.Fields(string(data[i+1:])); len(f) > 19 {
+			start = f[19]
+		}
+	}
+	return strconv.Itoa(pid) + " " + start
+}
+
+// sweep stops and removes what earlier test processes left in their
+// private directories beside self (ckenv* under the same base) when they
+// ended without cleaning up: a directory whose owner no longer runs.
+func sweep(self string) {
+	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(self), "ckenv*"))
+	for _, d := range dirs {
+		if d == self {
+			continue
+		}
+		owner, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue // not made by Private, or not yet claimed
+		}
+		f := strings.Fields(string(owner))
+		if len(f) == 0 {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[0]); err != nil || processID(pid) == string(owner) {
+			continue // its test process still runs
+		}
+		e := Env{Dir: d, Registry: filepath.Join(d, "engines"), Runtime: filepath.Join(d, "run"), Tmux: filepath.Join(d, "tmux")}
+		if left := e.leftovers(true, 0); len(left) > 0 { // its owner is gone: nothing there is on its way out
+			fmt.Fprintf(os.Stderr, "testenv: an earlier test process (%s, ended) left behind (now stopped):\n  %s\n", f[0], strings.Join(left, "\n  "))
+		}
+		os.RemoveAll(d)
+	}
+}
+
+// kill stops at once, without the grace Leftovers gives, the tmux servers
+// under e.Tmux and the processes naming e.Dir, and lists them.
+func (e Env) kill() []string {
+	var out []string
+	socks, _ := filepath.Glob(filepath.Join(e.Tmux, "tmux-*", "*"))
+	for _, sock := range socks {
+		if exec.Command("tmux", "-S", sock, "kill-server").Run() == nil {
+			out = append(out, "tmux server on "+sock)
+		}
+	}
+	for _, pid := range processesNaming(e.Dir) {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			out = append(out, fmt.Sprintf("process %d", pid))
+		}
+	}
+	return out
 }
 
 // Env is a private environment's directories.
@@ -121,7 +211,10 @@ type Env struct {
 // and the processes still running that name e.Dir; with stop it also stops
 // them (SIGTERM, then SIGKILL after 5 s; tmux kill-server). A process that
 // is on its way out is given a moment (Scale(1s)) before it counts.
-func (e Env) Leftovers(stop bool) []string {
+func (e Env) Leftovers(stop bool) []string { return e.leftovers(stop, time.Second) }
+
+// leftovers is Leftovers giving a process on its way out Scale(grace).
+func (e Env) leftovers(stop bool, grace time.Duration) []string {
 	var out []string
 	entries, _ := filepath.Glob(filepath.Join(e.Registry, "*.json"))
 	if e.Runtime != "" {
@@ -154,7 +247,7 @@ func (e Env) Leftovers(stop bool) []string {
 		return out
 	}
 	var procs []int
-	Poll(time.Second, func() bool { procs = processesNaming(e.Dir); return len(procs) == 0 })
+	Poll(grace, func() bool { procs = processesNaming(e.Dir); return len(procs) == 0 })
 	for _, pid := range procs {
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		out = append(out, fmt.Sprintf("process %d: %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))

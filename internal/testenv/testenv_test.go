@@ -223,3 +223,52 @@ func TestPrivate(t *testing.T) {
 		t.Fatal("the tmux server the tests left still runs")
 	}
 }
+
+// TestSweep: a private directory whose test process ended without cleaning
+// up (killed by -timeout, say) is swept by the next Private run: what
+// still runs there is stopped and the directory removed; a directory whose
+// owner still runs is left alone.
+func TestSweep(t *testing.T) {
+	self, err := mkShortDir("ckenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(self)
+	dead, err := mkShortDir("ckenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dead)
+	live, err := mkShortDir("ckenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(live)
+	// A pid that cannot run: above the kernel's pid_max.
+	if err := os.WriteFile(filepath.Join(dead, ownerFile), []byte("4194305 1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(live, ownerFile), []byte(processID(os.Getpid())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	left := exec.Command("sleep", "60")
+	left.Env = append(os.Environ(), "COCKPIT_REGISTRY="+filepath.Join(dead, "engines"))
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { left.Wait(); close(exited) }()
+	defer left.Process.Kill()
+	sweep(self)
+	select {
+	case <-exited:
+	case <-time.After(Scale(10 * time.Second)):
+		t.Fatal("the process left in the abandoned directory still runs")
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the abandoned directory is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the directory of a running test process was swept: %v", err)
+	}
+}
