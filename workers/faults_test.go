@@ -43,6 +43,13 @@ func TestVerdict(t *testing.T) {
 		{"signal, but done", ending{stop: stopSignal, stopSig: syscall.SIGTERM, sent: syscall.SIGTERM, result: true}, verdict{state.StatusCompleted, 0, ""}},
 		{"signal, exit 0 without result", ending{stop: stopSignal, stopSig: syscall.SIGINT, sent: syscall.SIGINT},
 			verdict{state.StatusError, 130, "wrapper got SIGINT (interrupted); the CLI exited with status 0"}},
+		// A served-model mismatch fails a run that would be completed;
+		// a run that failed already keeps its own reason.
+		{"served by another model", ending{result: true, servedMismatch: "served model mismatch: m"}, verdict{state.StatusError, 0, "served model mismatch: m"}},
+		{"exit 1, served by another model", ending{code: 1, result: true, servedMismatch: "served model mismatch: m"}, verdict{state.StatusError, 1, "exit status 1"}},
+		{"no result, served by another model", ending{noResult: noRes, servedMismatch: "served model mismatch: m"}, verdict{state.StatusError, 0, noRes}},
+		{"idle, served by another model", ending{stop: stopTimeout, idle: 30 * time.Second, sig: syscall.SIGTERM, servedMismatch: "served model mismatch: m"},
+			verdict{state.StatusTimeout, 124, "no output for 30s (idle timeout); the CLI was stopped by SIGTERM"}},
 	} {
 		if got := decide(tc.e); got != tc.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)

@@ -239,7 +239,10 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	if logf.err != nil {
 		fmt.Fprintf(stderr, "%s: write log: %v\n", WrapperName, logf.err)
 	}
-	if p.v2 != nil {
+	if p.v2 != nil && e.stop != stopSignal {
+		// Not when the wrapper is being stopped: a closing pane SIGKILLs
+		// it seconds after its SIGHUP, and the terminal status comes
+		// first (reading a 64 MiB log takes most of a second under load).
 		var att Attestation
 		att, e.servedMismatch = p.attest(start, sc.SessionID)
 		sc.ServedModelAttestation = att.JSON()

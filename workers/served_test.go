@@ -3,7 +3,9 @@ package workers
 import (
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/okstra/cockpit/internal/fakeprovider"
 	"github.com/okstra/cockpit/internal/fixture"
@@ -197,5 +199,29 @@ func TestAttest(t *testing.T) {
 		if got := string(a.JSON()); got != c.want || (err != "") != c.mismatch {
 			t.Errorf("%s %+v bound %s:\n got %s %q\nwant %s (mismatch %v)", c.p.ID, c.obs, c.bound, got, err, c.want, c.mismatch)
 		}
+	}
+}
+
+// TestServedModelNotReadWhenStopped: a wrapper stopped by a signal writes
+// its terminal status without reading the evidence (a closing pane
+// SIGKILLs it seconds later): the attestation stays unknown, though the
+// fake claude's stream-json already named another model than bound.
+func TestServedModelNotReadWhenStopped(t *testing.T) {
+	t.Parallel()
+	root := fixture.Copy(t)
+	fixture.SetBehaviour(t, root, fixture.ClaudePrompt, "hang")
+	job := fixtureJob(t, root, "claude")
+	w := startWrapper(t, wrapperEnv(t, fakeprovider.EnvServedModel+"=claude-haiku-4-5"), ExecArgs(root, job, PresentationQuiet)...)
+	waitChild(t, job.Prompt)
+	waitLog(t, job.Prompt, `"model":"claude-haiku-4-5","usage"`)
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 15*time.Second); code != 143 {
+		t.Fatalf("exit %d, want 143", code)
+	}
+	sc := terminal(t, job.Prompt, state.StatusError, 143, "wrapper got SIGTERM")
+	if got, want := attestation(t, sc), `{"observedModel":null,"normalizedModelRef":null,"level":"unknown","source":"unavailable"}`; got != want {
+		t.Errorf("servedModelAttestation\n got %s\nwant %s", got, want)
 	}
 }

@@ -334,6 +334,12 @@ func (t *Tracker) associateRollout(path string, waiting []*tracked) string {
 			return path
 		}
 	}
+	// A rollout is named by its session id: when every waiting worker
+	// knows its own, one named by none of them is nobody's, and its first
+	// line (over 20 KiB) need not be read.
+	if !slices.ContainsFunc(waiting, func(w *tracked) bool { return w.sessID == "" }) {
+		return ""
+	}
 	meta, ok := t.metas[path]
 	if !ok {
 		if meta, ok = ReadRolloutMeta(path); !ok {
