@@ -30,15 +30,23 @@ var ColorQuery = func() string {
 }()
 
 // colorSettle is how long after the last colour answer the colours are
-// handed on: the 19 answers of ColorQuery arrive in one burst, and the
-// panes get them once.
-const colorSettle = 20 * time.Millisecond
+// handed on when the terminal has not answered every query (one that knows
+// only some): the 19 answers of ColorQuery arrive in one burst, and the
+// panes get them once. A terminal that answers all 19 has them handed on
+// at its last answer. (At 20 ms a loaded machine, or a slow link, split
+// the burst and handed on half the answers as the colours.)
+const colorSettle = 250 * time.Millisecond
+
+// allColorAnswers is the answered mask once every query of ColorQuery has
+// been answered: fg, bg, cursor and the 16 palette colours, a bit each.
+const allColorAnswers = 1<<(3+16) - 1
 
 // colorWatch collects a client terminal's answers to ColorQuery.
 type colorWatch struct {
 	reporting sync.Mutex // held while report runs
 	mu        sync.Mutex
 	colors    term.Colors
+	answered  uint32 // a bit per query answered (allColorAnswers)
 	timer     *time.Timer
 	done      bool
 	report    func(term.Colors)
@@ -51,6 +59,7 @@ func newColorWatch(report func(term.Colors)) *colorWatch {
 // see takes ev if it answers a colour query; it reports whether it did.
 func (w *colorWatch) see(ev uv.Event) bool {
 	var set func(*term.Colors)
+	var bit uint
 	switch ev := ev.(type) {
 	case uv.ForegroundColorEvent:
 		c, ok := toRGB(ev.Color)
@@ -61,24 +70,24 @@ func (w *colorWatch) see(ev uv.Event) bool {
 		}
 	case uv.BackgroundColorEvent:
 		c, ok := toRGB(ev.Color)
-		set = func(cs *term.Colors) {
+		set, bit = func(cs *term.Colors) {
 			if ok {
 				cs.Bg = c
 			}
-		}
+		}, 1
 	case uv.CursorColorEvent:
 		c, ok := toRGB(ev.Color)
-		set = func(cs *term.Colors) {
+		set, bit = func(cs *term.Colors) {
 			if ok {
 				cs.Cursor = c
 			}
-		}
+		}, 2
 	case uv.UnknownOscEvent:
 		i, c, ok := parsePaletteAnswer(string(ev))
 		if !ok {
 			return false
 		}
-		set = func(cs *term.Colors) { cs.Palette[i] = c }
+		set, bit = func(cs *term.Colors) { cs.Palette[i] = c }, 3+uint(i)
 	default:
 		return false
 	}
@@ -88,10 +97,15 @@ func (w *colorWatch) see(ev uv.Event) bool {
 		return true
 	}
 	set(&w.colors)
+	w.answered |= 1 << bit
+	settle := colorSettle
+	if w.answered == allColorAnswers {
+		settle = 0 // every answer is in
+	}
 	if w.timer == nil {
-		w.timer = time.AfterFunc(colorSettle, w.fire)
+		w.timer = time.AfterFunc(settle, w.fire)
 	} else {
-		w.timer.Reset(colorSettle)
+		w.timer.Reset(settle)
 	}
 	return true
 }

@@ -2,10 +2,13 @@ package attach
 
 import (
 	"context"
+	"fmt"
+	"image/color"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/okstra/cockpit/panes/term"
 )
@@ -92,5 +95,44 @@ func TestParsePaletteAnswer(t *testing.T) {
 		if _, _, ok := parsePaletteAnswer(bad); ok {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// TestColorAnswersSlowerThanTheSettle: a terminal whose answers come
+// further apart than a burst (a loaded machine, a slow link) still has its
+// colours reported once, all of them, at its last answer — not the first
+// few as the colours (under -race beside a CPU hog, the 20 ms settle this
+// replaced reported the foreground with the default background).
+func TestColorAnswersSlowerThanTheSettle(t *testing.T) {
+	got := make(chan term.Colors, 4)
+	w := newColorWatch(func(c term.Colors) { got <- c })
+	defer w.stop()
+	want := term.DefaultColors()
+	want.Fg, want.Bg, want.Cursor = term.RGB8(1, 2, 3), term.RGB8(4, 5, 6), term.RGB8(7, 8, 9)
+	events := []uv.Event{uv.ForegroundColorEvent{Color: color.RGBA{1, 2, 3, 255}}, uv.BackgroundColorEvent{Color: color.RGBA{4, 5, 6, 255}}, uv.CursorColorEvent{Color: color.RGBA{7, 8, 9, 255}}}
+	for i := range 16 {
+		want.Palette[i] = term.RGB8(uint8(i), 0, 0)
+		events = append(events, uv.UnknownOscEvent(fmt.Sprintf("\x1b]4;%d;rgb:%02x%02x/0000/0000\x1b\\", i, i, i)))
+	}
+	for i, ev := range events {
+		if !w.see(ev) {
+			t.Fatalf("answer %d not taken: %#v", i, ev)
+		}
+		if i < 2 {
+			time.Sleep(60 * time.Millisecond) // the gap under test: longer than a burst's
+		}
+	}
+	select {
+	case c := <-got:
+		if c != want {
+			t.Fatalf("reported %+v\nwant %+v", c, want)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no colours reported after the last answer")
+	}
+	select {
+	case c := <-got:
+		t.Fatalf("colours reported again: %+v", c)
+	case <-time.After(colorSettle + 50*time.Millisecond): // nothing more comes: the behaviour, not a wait
 	}
 }
