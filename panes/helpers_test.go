@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 // only fail when the condition truly never comes.
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(testenv.Scale(timeout))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", timeout, what)
@@ -66,7 +66,7 @@ func screenText(p *Pane) string {
 // waitScreen waits until the pane's screen contains want.
 func waitScreen(t testing.TB, p *Pane, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for !strings.Contains(screenText(p), want) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %q on screen:\n%s", want, screenText(p))
@@ -136,7 +136,7 @@ func paneGoroutines() []string {
 // left and the goroutine count is back to base.
 func checkNoLeaks(t testing.TB, base int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 	for {
 		// Collecting garbage runs cleanups (refvt closes x/vt that way),
 		// so anything still alive afterwards is truly held.

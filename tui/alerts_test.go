@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/term"
 	"github.com/okstra/cockpit/runtime/view"
@@ -230,7 +231,7 @@ func TestAlertsReachTheirClient(t *testing.T) {
 	}
 	on.waitOutput("pane-1: hello")
 	off.waitOutput("pane-1: hello")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for {
 		on.mu.Lock()
 		got := append([]term.Event(nil), evs...)

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -115,7 +116,7 @@ func TestFirstKeyReachesLead(t *testing.T) {
 	if err != nil || p.ID() != "pane-1" {
 		t.Fatalf("open the lead: %v %v", p, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for !strings.Contains(strings.Join(p.Capture(false), "\n"), "keys ready") {
 		if time.Now().After(deadline) {
 			t.Fatal("the keys program did not start")

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/runtime/view"
 )
@@ -379,7 +380,7 @@ func TestQuitWithoutRunningWorkers(t *testing.T) {
 // readFile polls path until it holds want, failing after a deadline.
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for {
 		got, _ := os.ReadFile(path)
 		if string(got) == want {
@@ -602,7 +603,7 @@ func TestProgramQuit(t *testing.T) {
 		prog.Send(view.PaneOpened{PaneID: p.ID(), Title: marker, Lead: i == 0})
 	}
 	prog.Send(view.ViewUpdated{View: runView(dispatchSpec{pane: "pane-2", label: "WORKER", status: "in-progress", ago: time.Minute})})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	// The renderer writes differences, so the screen is read from the
 	// views it was given.
 	for !strings.Contains(ansi.Strip(screenNow.Load().(string)), "WORKER size=49x") {
@@ -652,7 +653,7 @@ func filterStacks(stacks string, subs ...string) string {
 // waitNoGoroutines waits until stacks reports none, failing after 5 s.
 func waitNoGoroutines(t *testing.T, stacks func() string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 	for {
 		leaked := stacks()
 		if leaked == "" {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/tui/attach"
@@ -108,7 +109,7 @@ func (s *servedScreen) screen() string {
 // waitOutput waits until the client's terminal shows want.
 func (s *servedScreen) waitOutput(want string) {
 	s.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for {
 		got := s.screen()
 		if strings.Contains(got, want) {
@@ -127,7 +128,7 @@ func (s *servedScreen) ended() attach.Outcome {
 	case o := <-s.outcome:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testenv.Scale(5 * time.Second))
 		for s.exit == nil && time.Now().Before(deadline) {
 			s.mu.Unlock()
 			time.Sleep(10 * time.Millisecond)

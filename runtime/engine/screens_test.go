@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/control"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
@@ -83,7 +84,7 @@ func TestAttachStatusStop(t *testing.T) {
 		t.Fatalf("the panicking screen's connection: %d, %v", n, err)
 	}
 	conn.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for status().Screens != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the screens are still counted after they ended")

@@ -87,7 +87,7 @@ func attachReal(t *testing.T, sock string, rt *realTerminal, cols, rows int) cha
 
 func waitCond(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited 15s for %s", what)

@@ -75,7 +75,7 @@ func (c *client) screen() string {
 
 func (c *client) waitFor(want string) {
 	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for !strings.Contains(c.screen(), want) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("the screen never showed %q:\n%s", want, c.screen())
@@ -120,7 +120,7 @@ func TestHostServesScreens(t *testing.T) {
 	// A new screen types into the lead: the first key reaches it (cat
 	// echoes the line back, the terminal echoes it as typed).
 	a.typeBytes("first-key\r")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(15 * time.Second))
 	for strings.Count(a.screen(), "first-key") < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the first key did not reach the lead:\n%s", a.screen())
@@ -194,7 +194,7 @@ func startHostLead(t *testing.T, lead []string) (*Host, *engine.Engine, string) 
 
 func waitNoScreens(t *testing.T, h *Host) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testenv.Scale(10 * time.Second))
 	for h.Screens() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d screens still served", h.Screens())
