@@ -52,7 +52,7 @@ func (a *geminiChatAcc) line(b []byte) bool {
 	if l.Model != "" {
 		a.last = l.Model
 	}
-	m := msgUsage{l.Model, t}
+	m := msgUsage{model: l.Model, t: t}
 	if a.msgs[l.ID] == m {
 		return false
 	}

@@ -158,6 +158,9 @@ func (u claudeUsage) tokens() Tokens {
 type msgUsage struct {
 	model string
 	t     Tokens
+	// side: a claude subagent's message (stream-json's parent_tool_use_id
+	// set, a transcript's isSidechain), not the worker's own conversation.
+	side bool
 }
 
 // claudeAcc keeps one usage per message: the lines of one message repeat
@@ -189,7 +192,11 @@ type claudeLine struct {
 	UnknownCost bool     `json:"hasUnknownModelCost"`
 	RequestID   string   `json:"requestId"`
 	UUID        string   `json:"uuid"`
-	Message     *struct {
+	// ParentToolUse (stream-json) and Sidechain (transcripts) mark a
+	// subagent's message.
+	ParentToolUse *string `json:"parent_tool_use_id"`
+	Sidechain     bool    `json:"isSidechain"`
+	Message       *struct {
 		ID    string       `json:"id"`
 		Model string       `json:"model"`
 		Usage *claudeUsage `json:"usage"`
@@ -239,12 +246,25 @@ func (a *claudeAcc) take(l claudeLine) bool {
 		}
 	}
 	a.last = model
-	if old, ok := a.msgs[key]; ok && old == (msgUsage{model, t}) {
+	m := msgUsage{model: model, t: t, side: l.Sidechain || (l.ParentToolUse != nil && *l.ParentToolUse != "")}
+	if old, ok := a.msgs[key]; ok && old == m {
 		return false
 	}
-	a.msgs[key] = msgUsage{model, t}
+	a.msgs[key] = m
 	a.costOK = false // the CLI's figure no longer covers every message
 	return true
+}
+
+// mainTotals are the tokens of the worker's own conversation by model,
+// its subagents' left out.
+func (a *claudeAcc) mainTotals() Totals {
+	by := map[string]Tokens{}
+	for _, m := range a.msgs {
+		if !m.side {
+			by[m.model] = by[m.model].add(m.t)
+		}
+	}
+	return Totals{ByModel: by}
 }
 
 func (a *claudeAcc) totals() Totals {

@@ -60,15 +60,20 @@ func servedModel(cat *workers.Catalog, homes Homes, ev workers.ServedEvidence) w
 }
 
 // servedOf is the model acc's lines name as having served: the one with
-// most tokens, the last one named on a tie; claude's stream-json is read
-// from its assistant messages (its result event's modelUsage is
-// claude-code's own accounting).
+// most tokens, the last one named on a tie. claude's are read from the
+// assistant messages of the worker's own conversation: its subagents may
+// run on another model (claude-code's Explore agent on haiku) and spend
+// more, and its result event's modelUsage is claude-code's own accounting
+// of both.
 func servedOf(acc accumulator) string {
 	t := acc.totals()
-	if s, ok := acc.(*streamAcc); ok {
-		if c := s.claude.totals(); c.All().Sum() > 0 {
+	switch a := acc.(type) {
+	case *streamAcc:
+		if c := a.claude.mainTotals(); c.All().Sum() > 0 {
 			t = c
 		}
+	case *claudeAcc:
+		t = a.mainTotals()
 	}
 	best, most := "", int64(0)
 	for m, tok := range t.ByModel {

@@ -128,3 +128,36 @@ func TestCodexRerouteFromLog(t *testing.T) {
 		t.Errorf("rerouted to %q without a log", m)
 	}
 }
+
+// TestServedOfClaudeLeavesSubagentsOut: a claude worker whose subagent (on
+// haiku) spent more than its own conversation (on opus) was served by
+// opus, in stream-json (parent_tool_use_id) and in a transcript
+// (isSidechain); its cost still counts both.
+func TestServedOfClaudeLeavesSubagentsOut(t *testing.T) {
+	for _, c := range []struct {
+		format Format
+		lines  string
+	}{
+		{StreamJSON, `{"type":"assistant","parent_tool_use_id":null,"message":{"id":"m1","model":"claude-opus-5-5","usage":{"input_tokens":10,"output_tokens":5}}}
+{"type":"assistant","parent_tool_use_id":"toolu_1","message":{"id":"m2","model":"claude-haiku-5-5","usage":{"input_tokens":9000,"output_tokens":500}}}
+`},
+		{ClaudeSession, `{"type":"assistant","isSidechain":false,"requestId":"r1","message":{"id":"m1","model":"claude-opus-5-5","usage":{"input_tokens":10,"output_tokens":5}}}
+{"type":"assistant","isSidechain":true,"requestId":"r2","message":{"id":"m2","model":"claude-haiku-5-5","usage":{"input_tokens":9000,"output_tokens":500}}}
+`},
+	} {
+		path := filepath.Join(t.TempDir(), "evidence.jsonl")
+		if err := os.WriteFile(path, []byte(c.lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fl := NewFollower(path, c.format)
+		if _, err := fl.Update(); err != nil {
+			t.Fatal(err)
+		}
+		if m := servedOf(fl.acc); m != "claude-opus-5-5" {
+			t.Errorf("%s: served %q, want the worker's own claude-opus-5-5", c.format, m)
+		}
+		if tot := fl.Totals(); tot.ByModel["claude-haiku-5-5"].Sum() != 9500 {
+			t.Errorf("%s: the subagent's tokens are not in the totals: %+v", c.format, tot.ByModel)
+		}
+	}
+}
