@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/okstra/cockpit/panes/term"
@@ -35,6 +36,8 @@ type Manager struct {
 	lastFrame time.Time
 	colors    term.Colors // what the panes answer colour queries with
 	colorsGen uint64      // counts SetColors calls
+
+	onDirty atomic.Pointer[func()] // OnDirty's hook
 }
 
 // NewManager returns a manager with no panes.
@@ -188,11 +191,28 @@ func (m *Manager) CloseAll() error {
 func (m *Manager) paneDirty(p *Pane) {
 	m.mu.Lock()
 	m.dirty[p] = struct{}{}
+	signalled := false
 	select {
 	case m.sig <- struct{}{}:
+		signalled = true
 	default:
 	}
 	m.mu.Unlock()
+	if f := m.onDirty.Load(); signalled && f != nil {
+		(*f)()
+	}
+}
+
+// OnDirty has f called whenever Dirty gets its signal (the dirty set was
+// empty), on the goroutine of the pane that changed, so a UI can be woken
+// without a goroutine of its own in between; f must not block. nil removes
+// the hook.
+func (m *Manager) OnDirty(f func()) {
+	if f == nil {
+		m.onDirty.Store(nil)
+		return
+	}
+	m.onDirty.Store(&f)
 }
 
 // Dirty returns the coalescing change signal: it holds a value whenever the

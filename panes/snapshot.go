@@ -46,6 +46,17 @@ func (p *Pane) Snapshot() Snapshot {
 	return p.snapshotLocked()
 }
 
+// TrySnapshot is Snapshot when the pane's lock is free at once; ok is
+// false when its reader holds it (the emulator digesting a chunk), and the
+// caller may snapshot elsewhere instead of waiting.
+func (p *Pane) TrySnapshot() (s Snapshot, ok bool) {
+	if !p.mu.TryLock() {
+		return Snapshot{}, false
+	}
+	defer p.mu.Unlock()
+	return p.snapshotLocked(), true
+}
+
 func (p *Pane) snapshotLocked() Snapshot {
 	if p.closed {
 		return p.snap

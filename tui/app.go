@@ -239,6 +239,7 @@ type App struct {
 	snaps   *snapper // nil without a Manager
 	ops     []paneOp // pane I/O waiting for the op command, in order
 	opsBusy bool
+	typed   bool // the key being handled went straight to its pane (typeInto)
 
 	// manual is set by tests that drive frames and ticks themselves.
 	manual  bool
@@ -383,7 +384,17 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			pv.cost, pv.costKnown = msg.USD, true
 		}
 	case tea.KeyPressMsg:
+		before := a.keyState()
+		a.typed = false
 		cmd = a.onKey(msg)
+		if a.typed && cmd == nil && a.keyState() == before {
+			// Typed into the focused pane and nothing else changed: the
+			// screen is the same until the pane's echo arrives as a frame,
+			// so the view drawn before still stands (one view a key, not
+			// two; docs/PERFORMANCE.md, "Keystroke echo against tmux").
+			a.publish()
+			return a, tea.Batch(a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
+		}
 	case tea.PasteMsg:
 		cmd = a.onPaste(msg)
 	case tea.MouseMsg:
@@ -424,6 +435,19 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	a.viewValid = false
 	a.publish()
 	return a, tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
+}
+
+// keyState is what a key can change on the screen besides the pane it
+// types into; Update compares it around a typed key.
+type keyState struct {
+	mode                      mode
+	prefixed, startTyping     bool
+	focus, layoutGen, nOverly int
+	notice                    string
+}
+
+func (a *App) keyState() keyState {
+	return keyState{mode: a.mode, prefixed: a.prefixed, startTyping: a.startTyping, focus: a.focus, layoutGen: a.layoutGen, nOverly: len(a.overlays), notice: a.notice}
 }
 
 // cmdTellScreen tells the engine (Actions.Screen) the screen's size and

@@ -133,6 +133,9 @@ func (a *App) queue(op paneOp) {
 // without the hop through a command goroutine and the opsDoneMsg that
 // followed it (docs/PERFORMANCE.md, "Keystroke echo against tmux").
 func (a *App) typeInto(op paneOp) {
+	if a.snaps != nil {
+		a.snaps.keyed.Store(true)
+	}
 	if a.mgr == nil || a.opsBusy || len(a.ops) > 0 {
 		a.queue(op)
 		return
@@ -144,6 +147,7 @@ func (a *App) typeInto(op paneOp) {
 	if err := op.apply(p); err != nil && !errors.Is(err, panes.ErrExited) && !errors.Is(err, panes.ErrClosed) {
 		a.notice = fmt.Sprintf("%s: %v", op.id, err)
 	}
+	a.typed = true
 }
 
 // cmdApplyOps performs the queued ops unless a batch is still running; the

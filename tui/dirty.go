@@ -115,21 +115,26 @@ func (s *dirtySub) close() {
 	}
 }
 
-// run passes the Manager's change signal on to every subscription.
+// run passes the Manager's change signal on to every subscription: the
+// Manager calls wakeAll on the goroutine of the pane that changed (no
+// goroutine of the hub's own to wake in between), until the last
+// subscription ends.
 func (h *dirtyHub) run() {
 	defer close(h.done)
-	for {
-		select {
-		case <-h.mgr.Dirty():
-		case <-h.stop:
-			return
-		}
-		h.mu.Lock()
-		for s := range h.subs {
-			s.wake()
-		}
-		h.mu.Unlock()
+	h.mgr.OnDirty(h.wakeAll)
+	if len(h.mgr.Dirty()) > 0 {
+		h.wakeAll() // a change signalled before the hook was in place
 	}
+	<-h.stop
+	h.mgr.OnDirty(nil)
+}
+
+func (h *dirtyHub) wakeAll() {
+	h.mu.Lock()
+	for s := range h.subs {
+		s.wake()
+	}
+	h.mu.Unlock()
 }
 
 // pull takes the Manager's changed panes and their events and hands them

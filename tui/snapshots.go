@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/okstra/cockpit/panes"
@@ -11,7 +12,8 @@ import (
 // snapper takes the snapshots of a frame. Snapshot takes the pane's lock,
 // which the pane's reader holds while the emulator digests a chunk of
 // output; a slow emulator under a flood can hold it for a long time. So
-// every dirty pane is snapshotted in its own goroutine, the frame takes
+// a dirty pane whose lock is free is snapshotted at once (TrySnapshot),
+// and every other one in its own goroutine; the frame takes
 // what is ready within a budget, and a snapshot that finishes later goes
 // into the next frame: one busy pane never holds back the others.
 type snapper struct {
@@ -27,6 +29,11 @@ type snapper struct {
 	ready    []paneSnap
 	readySig chan struct{}
 	takenSig chan struct{}
+
+	// keyed is set when the screen typed into a pane: the next frame that
+	// would wait for the frame clock (the key's echo, usually) does not, one
+	// frame a key, so output still coalesces.
+	keyed atomic.Bool
 
 	mu    sync.Mutex
 	busy  map[string]bool // a Snapshot call for the pane is running
@@ -98,7 +105,8 @@ func (s *snapper) run(ctx context.Context) {
 }
 
 // next blocks until some pane changed (or a late snapshot is ready) and at
-// least a frame passed since the previous call returned, then returns the
+// least a frame passed since the previous call returned (or a key was typed
+// since: its echo goes at once, as a key's does in bubbletea's renderer), then returns the
 // snapshots of the changed panes: Manager.WaitDirty's rules (on this
 // screen's subscription, see dirty.go), plus the late
 // delivery. It never returns an empty frame.
@@ -110,7 +118,7 @@ func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if wait := time.Until(s.last.Add(s.frame)); wait > 0 {
+		if wait := time.Until(s.last.Add(s.frame)); wait > 0 && !s.keyed.Swap(false) {
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
@@ -130,6 +138,11 @@ func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 	}
 }
 
+// inlineSnaps is how many changed panes a frame may have for the producer
+// to snapshot those whose lock is free itself; more are snapshotted
+// concurrently, as a busy screen's many panes go faster side by side.
+const inlineSnaps = 2
+
 // take snapshots ids concurrently and returns those done within the
 // budget, after the late ones of earlier frames.
 func (s *snapper) take(ids []string) []paneSnap {
@@ -146,6 +159,14 @@ func (s *snapper) take(ids []string) []paneSnap {
 		p, ok := s.mgr.Get(id)
 		if !ok {
 			continue
+		}
+		if len(ids) <= inlineSnaps {
+			if snap, ok := p.TrySnapshot(); ok {
+				// The pane's lock was free: snapshotted here, with no
+				// goroutine to wake (a key's echo is one such pane).
+				got = appendSnap(got, paneSnap{id: id, snap: snap, events: s.sub.takeEvents(id)})
+				continue
+			}
 		}
 		s.busy[id] = true
 		started++

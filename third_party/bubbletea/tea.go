@@ -556,6 +556,10 @@ type Program struct {
 	// renderWake tells the renderer goroutine that there is something to
 	// flush (cockpit patch: see wake.go).
 	renderWake chan struct{}
+	// keyed is set when a key or a paste reached the model and cleared by
+	// the next flush that draws: that flush (the key's echo) goes out at
+	// once, not at the frame clock (cockpit patch: see wake.go).
+	keyed atomic.Bool
 	// drawn counts what the cursed renderer wrote, so that the render loop
 	// tells a flush that drew from one that found nothing (cockpit patch:
 	// see wake.go); nil with another renderer.
@@ -784,6 +788,10 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 
 		case msg := <-p.msgs:
 			msg = p.translateInputEvent(msg)
+			switch msg.(type) {
+			case KeyPressMsg, PasteMsg:
+				p.keyed.Store(true)
+			}
 
 			if size, ok := msg.(WindowSizeMsg); ok && !isPlausibleWindowSize(size.Width, size.Height) {
 				continue

@@ -15,7 +15,8 @@ import (
 // second to find nothing to draw, which on a small VM costs ~0.8–1.3% of a
 // core. Here the renderer sleeps until something changed and flushes at
 // most once per frame interval, so an idle program does not wake at all and
-// the first change after a quiet spell is drawn at once.
+// the first change after a quiet spell is drawn at once; so is the first
+// change after a key or a paste (its echo), whatever the frame clock says.
 
 // wakeRenderer tells the render loop there may be something to flush. It
 // never blocks; wakes that arrive while one is pending are coalesced.
@@ -33,35 +34,54 @@ func (p *Program) renderLoop(frame time.Duration) {
 	armed := true
 	var last time.Time
 	starting := true
+	draw := func() {
+		start, before, shown := time.Now(), p.drawn.count(), p.viewShown()
+		_ = p.flush()
+		_ = p.renderer.flush(false)
+		// Only a flush that drew starts the frame clock, and none before
+		// the first that drew a view with content: the program's start
+		// (terminal set-up, modes, an empty view while the model waits for
+		// its size) and a flush that found nothing to draw leave the next
+		// view free to go out at once instead of a frame interval later.
+		drew := before < 0 || p.drawn.count() != before
+		if drew && !starting {
+			last = start
+		}
+		if drew && shown {
+			starting = false
+		}
+		if drew {
+			p.keyed.Store(false)
+		}
+	}
 	for {
 		select {
 		case <-p.rendererDone:
 			timer.Stop()
 			return
 		case <-p.renderWake:
+			wait := frame - time.Since(last)
+			if p.keyed.Load() {
+				// The first drawing after a key is its echo: at once.
+				wait = 0
+			}
+			if wait <= 0 {
+				// Drawn here rather than by a timer firing now.
+				if armed {
+					timer.Stop() // no stale tick after Stop (Go ≥ 1.23 timers)
+				}
+				armed = false
+				draw()
+				continue
+			}
 			if armed {
 				continue
 			}
 			armed = true
-			timer.Reset(max(frame-time.Since(last), 0))
+			timer.Reset(wait)
 		case <-timer.C:
 			armed = false
-			start, before, shown := time.Now(), p.drawn.count(), p.viewShown()
-			_ = p.flush()
-			_ = p.renderer.flush(false)
-			// Only a flush that drew starts the frame clock, and none
-			// before the first that drew a view with content: the program's
-			// start (terminal set-up, modes, an empty view while the model
-			// waits for its size) and a flush that found nothing to draw
-			// leave the next view free to go out at once instead of a frame
-			// interval later.
-			drew := before < 0 || p.drawn.count() != before
-			if drew && !starting {
-				last = start
-			}
-			if drew && shown {
-				starting = false
-			}
+			draw()
 		}
 	}
 }

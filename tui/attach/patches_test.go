@@ -233,6 +233,48 @@ func TestKeyAfterQuietSpellDrawsAtOnce(t *testing.T) {
 // arrive and the model redraws; the last size and every key win, and under
 // -race nothing races (second and third patches: the program's size and
 // the renderer's view are each under their own lock).
+// A key typed right after a frame is drawn at once too, not at the frame
+// clock: the first drawing after a key is its echo (wake.go's keyed).
+func TestKeyRightAfterFrameDrawsAtOnce(t *testing.T) {
+	noLeaks(t)
+	const interval = time.Second // WithFPS(1)
+	tt, _ := startSession(t, 80, 24, 1, testModel{})
+	tt.waitScreen(t, "size:80x24")
+	tt.waitScreen(t, "env:attach-test")
+	settled(t, tt, 50*time.Millisecond)
+	tt.typeText(t, "q")
+	tt.waitScreen(t, "typed:[q]") // a frame just went out
+	start := time.Now()
+	tt.typeText(t, "w")
+	tt.waitScreen(t, "typed:[qw]")
+	if d, bound := time.Since(start), 8*interval/10; d > bound {
+		t.Fatalf("a key typed right after a frame took %s to show (bound %s of a %s frame interval): it waited for the frame clock", d.Round(time.Millisecond), bound, interval)
+	}
+}
+
+// A key uncaps one frame, not the frames after it: a flood of changes
+// after a key is drawn once at once and then at the frame clock.
+func TestKeyDoesNotUncapAFlood(t *testing.T) {
+	noLeaks(t)
+	tt, s := startSession(t, 80, 24, 1, rowsModel{})
+	s.Send(setRows{"start"})
+	tt.waitScreen(t, "start")
+	settled(t, tt, 50*time.Millisecond)
+	tt.typeText(t, "k") // changes nothing on the screen
+	before := s.Stats().OutputFrames
+	for i := range 20 {
+		s.Send(setRows{fmt.Sprintf("change %d", i)})
+		time.Sleep(10 * time.Millisecond) // a paced flood: 20 changes in 200 ms
+	}
+	tt.waitScreen(t, "change 19")
+	// At most: the first change at once, the last at the next tick (and
+	// one drawing the key's own unchanged view may count, as a write of
+	// nothing is not sent).
+	if got := s.Stats().OutputFrames - before; got > 3 {
+		t.Fatalf("20 changes in 200 ms after a key went out as %d frames at 1 FPS: the key uncapped them all", got)
+	}
+}
+
 func TestResizesWhileDrawing(t *testing.T) {
 	noLeaks(t)
 	tt, s := startSession(t, 80, 24, 120, testModel{})
