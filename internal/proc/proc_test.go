@@ -1,0 +1,157 @@
+package proc
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// child starts sh running script in a process group of its own and waits
+// for its "ready" line (its traps are set by then). The test reaps it.
+func child(t *testing.T, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		t.Fatalf("the child said %q, %v", line, err)
+	}
+	return cmd
+}
+
+// exited waits (waitid WNOWAIT) until pid exited, leaving it a zombie.
+func exited(t *testing.T, pid int) {
+	t.Helper()
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("waitid %d: %v", pid, err)
+		}
+		return
+	}
+}
+
+// TestEscalate runs the cockpit's escalation against real processes, as
+// a process group and as a process held by its pidfd: each gets only the
+// signals it takes to end it, and a child that already exited (a zombie,
+// which kill(pid, 0) still finds) gets none.
+func TestEscalate(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string // "" : exits at once
+		want   syscall.Signal
+	}{
+		{"ends on SIGHUP", "echo ready; exec sleep 60", syscall.SIGHUP},
+		{"ignores SIGHUP", `trap "" HUP; echo ready; exec sleep 60`, syscall.SIGTERM},
+		{"ignores SIGTERM", `trap "" TERM; echo ready; exec sleep 60`, syscall.SIGHUP},
+		{"ignores SIGHUP and SIGTERM", `trap "" HUP TERM; echo ready; exec sleep 60`, syscall.SIGKILL},
+		{"exits at once", "", 0},
+	}
+	targets := []struct {
+		name string
+		of   func(t *testing.T, pid int) Target
+	}{
+		{"group", func(_ *testing.T, pid int) Target { return Group(pid) }},
+		{"pidfd", func(t *testing.T, pid int) Target {
+			p, err := Open(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			return p
+		}},
+	}
+	for _, tg := range targets {
+		for _, c := range cases {
+			t.Run(tg.name+"/"+c.name, func(t *testing.T) {
+				var cmd *exec.Cmd
+				if c.script == "" {
+					cmd = child(t, "echo ready; exit 0")
+					exited(t, cmd.Process.Pid)
+					if syscall.Kill(cmd.Process.Pid, 0) != nil {
+						t.Fatal("the exited child is not a zombie")
+					}
+				} else {
+					cmd = child(t, c.script)
+				}
+				target := tg.of(t, cmd.Process.Pid)
+				r := Escalate(context.Background(), target, Steps(300*time.Millisecond, 5*time.Second))
+				if !r.Gone || r.Sent != c.want {
+					t.Fatalf("escalation ended %+v, want gone after %v", r, c.want)
+				}
+				if err := cmd.Wait(); c.script != "" {
+					ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+					if err == nil || !ws.Signaled() || ws.Signal() != c.want {
+						t.Fatalf("the child ended %v, want by %v", cmd.ProcessState, c.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEscalateStopsWithItsContext: an ended context ends the wait, the
+// target kept.
+func TestEscalateStopsWithItsContext(t *testing.T) {
+	cmd := child(t, `trap "" HUP TERM; echo ready; exec sleep 60`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := Escalate(ctx, Group(cmd.Process.Pid), Steps(time.Hour, time.Hour))
+	if r.Gone || r.Sent != syscall.SIGHUP || !GroupLive(cmd.Process.Pid) {
+		t.Fatalf("escalation with an ended context: %+v", r)
+	}
+}
+
+// TestEscalation steps an escalation as an event loop does: the grace
+// fires C, Next goes on; calling Next early insists.
+func TestEscalation(t *testing.T) {
+	cmd := child(t, `trap "" HUP TERM; echo ready; exec sleep 60`)
+	p, err := Open(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var none *Escalation
+	if none.C() != nil || none.Sent() != 0 {
+		t.Fatal("an escalation not begun has a grace pending")
+	}
+	none.Stop()
+	e := Begin(p, []Step{{syscall.SIGHUP, 50 * time.Millisecond}, {syscall.SIGTERM, time.Hour}, {syscall.SIGKILL, 0}})
+	if e.Sent() != syscall.SIGHUP || e.C() == nil {
+		t.Fatalf("begun: sent %v", e.Sent())
+	}
+	<-e.C() // the grace is over: go on
+	if !e.Next() || e.Sent() != syscall.SIGTERM {
+		t.Fatalf("after the grace: sent %v", e.Sent())
+	}
+	if p.Wait(context.Background(), 0) {
+		t.Fatal("gone after SIGHUP and SIGTERM it ignores")
+	}
+	// Insist, without waiting the hour.
+	if !e.Next() || e.Sent() != syscall.SIGKILL || e.C() != nil {
+		t.Fatalf("insisting: sent %v", e.Sent())
+	}
+	if !p.Wait(context.Background(), 5*time.Second) {
+		t.Fatal("not gone after SIGKILL")
+	}
+	if e.Next() {
+		t.Fatal("a step after the last")
+	}
+}
