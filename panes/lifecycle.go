@@ -1,12 +1,15 @@
 package panes
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/proc"
 )
 
 // The process lifecycle: the waiter goroutine learns of the exit, waits for
@@ -140,24 +143,7 @@ func (p *Pane) Close() error {
 }
 
 func (p *Pane) close() error {
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
-		if !p.signal(sig) {
-			break
-		}
-		wait := p.grace
-		if sig == syscall.SIGKILL {
-			wait = killWait
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-p.exitCh:
-		case <-t.C:
-		}
-		t.Stop()
-		if p.isExited() {
-			break
-		}
-	}
+	proc.Escalate(context.Background(), program{p}, proc.Steps(p.grace, killWait))
 
 	if p.isExited() {
 		p.sweepGroup()
@@ -192,6 +178,33 @@ func (p *Pane) close() error {
 		return fmt.Errorf("close pane %s: %w", p.id, err)
 	}
 	return nil
+}
+
+// program is the pane's program as a proc.Target: signals go to its
+// process group and the terminal's foreground group (signal), and it is
+// gone once it exited (the waiter reaped it).
+type program struct{ p *Pane }
+
+func (t program) Signal(sig syscall.Signal) error {
+	if !t.p.signal(sig) {
+		return proc.ErrGone
+	}
+	return nil
+}
+
+func (t program) Wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return t.p.isExited()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.p.exitCh:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return t.p.isExited()
 }
 
 // isStopped reports whether Close has begun tearing the pane down.
