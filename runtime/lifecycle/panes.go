@@ -7,11 +7,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/okstra/cockpit/internal/proc"
 	"github.com/okstra/cockpit/runtime/control"
-	"github.com/okstra/cockpit/runtime/watch"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/workers"
 )
@@ -228,6 +229,7 @@ func TeardownOn(ctx context.Context, host PaneHost, run *state.Run, dryRun bool)
 	// The wrappers still running, whoever started them: a dead cockpit's
 	// wrappers finish on their hang-up, writing into the run.
 	running := runningWrappers(run, ts)
+	defer running.close()
 	// What was still running when teardown began: teardown ends it.
 	unfinished := map[string]bool{}
 	for _, d := range ts.WorkerDispatches {
@@ -266,15 +268,14 @@ func TeardownOn(ctx context.Context, host PaneHost, run *state.Run, dryRun bool)
 	if err != nil {
 		return nil, err
 	}
+	// A wrapper that outlived its cockpit ignored the hang-up: SIGTERM.
 	for _, pid := range orphans {
-		if isWorkerProcess(pid) {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-			if !slices.Contains(running, pid) {
-				running = append(running, pid)
-			}
+		running.add(pid)
+		if w := running[pid]; w != nil {
+			w.orphan = true
 		}
 	}
-	waitWrappers(ctx, running, teardownWait)
+	running.end(ctx, teardownWait)
 	return &ReclaimResult{Panes: panes}, nil
 }
 
@@ -283,76 +284,73 @@ func TeardownOn(ctx context.Context, host PaneHost, run *state.Run, dryRun bool)
 // default), then writes its sidecar.
 var teardownWait = workers.DefaultKillGrace + 5*time.Second
 
-// runningWrappers are the pids of the run's dispatches (recorded, or named
-// by their sidecars) that still run the cockpit worker wrapper.
-func runningWrappers(run *state.Run, ts *state.TeamState) []int {
-	var out []int
-	add := func(pid int) {
-		if pid > 0 && !slices.Contains(out, pid) && watch.ProcessAlive(pid) && isWorkerProcess(pid) {
-			out = append(out, pid)
-		}
-	}
+// wrapper is a running worker wrapper of the run, held by its pidfd (so
+// a pid reused by another program is never signalled); orphan: its
+// dispatch was still running when teardown wrote it off.
+type wrapper struct {
+	p      *proc.Process
+	orphan bool
+}
+
+// wrappers are the run's running wrappers by pid.
+type wrappers map[int]*wrapper
+
+// runningWrappers are the run's dispatches' wrappers (recorded, or named
+// by their sidecars) still running.
+func runningWrappers(run *state.Run, ts *state.TeamState) wrappers {
+	out := wrappers{}
 	for i := range ts.WorkerDispatches {
 		d := &ts.WorkerDispatches[i]
-		add(d.PID)
+		out.add(d.PID)
 		if d.StatusPath == "" {
 			continue
 		}
 		if sp, err := run.Root.Resolve(d.StatusPath, "statusPath"); err == nil {
 			if sc, _ := state.ReadSidecar(sp, d.StatusPath); sc != nil {
-				add(sc.PID)
+				out.add(sc.PID)
 			}
 		}
 	}
 	return out
 }
 
-// waitWrappers waits, on their pidfds, until every pid exited or limit
-// passed; the ones still running then get SIGKILL (they ignored SIGHUP and
-// SIGTERM) and a last short wait.
-func waitWrappers(ctx context.Context, pids []int, limit time.Duration) {
-	if len(pids) == 0 {
+// add holds pid when it runs the cockpit worker wrapper and has not
+// exited. The pidfd is opened before the check, so the process checked
+// is the one held.
+func (ws wrappers) add(pid int) {
+	if pid <= 0 || ws[pid] != nil {
 		return
 	}
-	w, err := watch.NewWatcher()
+	p, err := proc.Open(pid)
 	if err != nil {
 		return
 	}
-	defer w.Close()
-	for _, pid := range pids {
-		w.WatchPID(pid)
+	if !isWorkerProcess(pid) || p.Wait(context.Background(), 0) {
+		p.Close()
+		return
 	}
-	wait := func(limit time.Duration) []int {
-		timer := time.NewTimer(limit)
-		defer timer.Stop()
-		for {
-			var left []int
-			for _, pid := range pids {
-				if w.Alive(pid) {
-					left = append(left, pid)
-				}
-			}
-			if len(left) == 0 {
-				return nil
-			}
-			select {
-			case <-w.Events():
-			case <-timer.C:
-				return left
-			case <-ctx.Done():
-				return nil
-			}
+	ws[pid] = &wrapper{p: p}
+}
+
+// end waits, on their pidfds, until every wrapper exited or limit passed
+// (an orphan is sent SIGTERM first); the ones still running then get
+// SIGKILL (they ignored SIGHUP and SIGTERM) and a last second. An ended
+// ctx ends the wait and kills nothing.
+func (ws wrappers) end(ctx context.Context, limit time.Duration) {
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		first := proc.Step{Grace: limit}
+		if w.orphan {
+			first.Sig = syscall.SIGTERM
 		}
+		wg.Go(func() { proc.Escalate(ctx, w.p, []proc.Step{first, {Sig: syscall.SIGKILL, Grace: time.Second}}) })
 	}
-	left := wait(limit)
-	for _, pid := range left {
-		if isWorkerProcess(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	if len(left) > 0 {
-		pids = left
-		wait(time.Second)
+	wg.Wait()
+}
+
+func (ws wrappers) close() {
+	for _, w := range ws {
+		w.p.Close()
 	}
 }
 
