@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/proc"
 	"github.com/okstra/cockpit/internal/ptyio"
 	"github.com/okstra/cockpit/state"
 )
@@ -251,7 +252,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 }
 
 // supervisor is the wrapper's state while the CLI runs: the idle clock, the
-// signals it got and forwarded, the kill timer. loop feeds it events until
+// signals it got and forwarded, the escalation. loop feeds it events until
 // the CLI exits.
 type supervisor struct {
 	child   int
@@ -264,8 +265,9 @@ type supervisor struct {
 	sent      syscall.Signal
 	insisted  syscall.Signal
 	escalated bool
-	killT     *time.Timer
-	killArmed bool
+	// esc is the CLI's escalation, begun at the first stop: the polite
+	// signal, the grace, SIGKILL (internal/proc).
+	esc *proc.Escalation
 }
 
 func (s *supervisor) ending() ending {
@@ -283,12 +285,7 @@ func (s *supervisor) loop(sigs, winch, chld <-chan os.Signal, waited <-chan stru
 		defer idleT.Stop()
 		idleC = idleT.C
 	}
-	defer func() {
-		if s.killT != nil {
-			s.killT.Stop()
-		}
-	}()
-	var killC <-chan time.Time
+	defer func() { s.esc.Stop() }()
 	for {
 		select {
 		case <-idleC:
@@ -300,11 +297,8 @@ func (s *supervisor) loop(sigs, winch, chld <-chan os.Signal, waited <-chan stru
 			s.onIdle()
 		case sig := <-sigs:
 			sg, _ := sig.(syscall.Signal)
-			if s.onSignal(sg) {
-				killC = nil
-			}
-		case <-killC:
-			killC = nil
+			s.onSignal(sg)
+		case <-s.esc.C():
 			s.onGraceOver()
 		case <-winch:
 			resize()
@@ -312,10 +306,6 @@ func (s *supervisor) loop(sigs, winch, chld <-chan os.Signal, waited <-chan stru
 			reapOrphans(s.child)
 		case <-waited:
 			return
-		}
-		if s.killArmed && s.killT == nil {
-			s.killT = time.NewTimer(s.grace)
-			killC = s.killT.C
 		}
 	}
 }
@@ -325,34 +315,42 @@ func (s *supervisor) onIdle() {
 	if s.stop == stopNone {
 		s.stop = stopTimeout
 	}
-	signalGroup(s.child, syscall.SIGTERM)
-	s.killArmed = true
+	s.escalate(syscall.SIGTERM)
 }
 
-// onSignal forwards a signal the wrapper got; it reports whether it forced
-// the end at once (a second signal during the grace).
-func (s *supervisor) onSignal(sig syscall.Signal) (forced bool) {
+// escalate stops the CLI with sig: the first stop begins the escalation
+// (sig, the grace, SIGKILL); a later one only forwards sig.
+func (s *supervisor) escalate(sig syscall.Signal) {
+	if s.esc == nil {
+		s.esc = proc.Begin(proc.Group(s.child), []proc.Step{{Sig: sig, Grace: s.grace}, {Sig: syscall.SIGKILL}})
+		return
+	}
+	signalGroup(s.child, sig)
+}
+
+// onSignal forwards a signal the wrapper got; a second signal during the
+// grace forces the end at once.
+func (s *supervisor) onSignal(sig syscall.Signal) {
 	if s.stop == stopNone {
 		s.stop, s.stopSig, s.sent = stopSignal, sig, sig
 	}
-	signalGroup(s.child, sig)
-	if s.killT != nil && !s.escalated {
+	if s.esc != nil && !s.escalated {
 		// A second signal during the grace (a pane escalating SIGHUP →
 		// SIGTERM → SIGKILL, a second Ctrl-C) forces the end at once, so
 		// the terminal status is written before the wrapper itself is
 		// killed.
+		signalGroup(s.child, sig)
 		s.insisted, s.escalated = sig, true
-		signalGroup(s.child, syscall.SIGKILL)
-		return true
+		s.esc.Next() // SIGKILL now
+		return
 	}
-	s.killArmed = true
-	return false
+	s.escalate(sig)
 }
 
 // onGraceOver: the CLI outlived the grace after a polite signal.
 func (s *supervisor) onGraceOver() {
 	s.escalated = true
-	signalGroup(s.child, syscall.SIGKILL)
+	s.esc.Next() // SIGKILL
 }
 
 // sidecar is the started sidecar of this run.
