@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // child starts sh running script in a process group of its own and waits
@@ -92,7 +94,16 @@ func TestEscalate(t *testing.T) {
 					cmd = child(t, c.script)
 				}
 				target := tg.of(t, cmd.Process.Pid)
-				r := Escalate(context.Background(), target, Steps(300*time.Millisecond, 5*time.Second))
+				// The signal that ends the child gets a long grace (it is
+				// gone as soon as it dies, loaded machine or not); the ones it
+				// ignores a short one.
+				steps := Steps(100*time.Millisecond, 100*time.Millisecond)
+				for i := range steps {
+					if steps[i].Sig == c.want {
+						steps[i].Grace = testenv.Scale(10 * time.Second)
+					}
+				}
+				r := Escalate(context.Background(), target, steps)
 				if !r.Gone || r.Sent != c.want {
 					t.Fatalf("escalation ended %+v, want gone after %v", r, c.want)
 				}
