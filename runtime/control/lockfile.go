@@ -17,11 +17,35 @@ import (
 // O_NOFOLLOW and O_NONBLOCK and must be a regular file, so a symlink or a
 // FIFO planted at its name (a cloned repository can carry either) is
 // refused, never followed out of the run nor waited on.
-type pidLock struct{ f *os.File }
+//
+// The file is removed when the server closes, so no lock file outlives its
+// server (the tests' and the /tmp fallback's directories filled with them).
+// Removing a flock'd file has a known race — a rival that opened the file
+// before the removal locks the removed inode while a third creates a new
+// one — so a taker checks, once it holds the lock, that the path still
+// names the inode it locked, and starts over when it does not; and the
+// holder removes the file before it lets go of the lock.
+type pidLock struct {
+	f    *os.File
+	path string
+}
 
 // lockPID takes the lock at path and writes the pid into it. When another
 // live server holds it, the error wraps ErrServing and names that pid.
 func lockPID(path string) (*pidLock, error) {
+	for range 100 {
+		l, err := lockPIDOnce(path)
+		if !errors.Is(err, errLockRemoved) {
+			return l, err
+		}
+	}
+	return nil, fmt.Errorf("lock %s: the file kept being replaced while it was taken; is another cockpit starting and stopping here?", path)
+}
+
+// errLockRemoved: the lock was taken on a file its holder removed.
+var errLockRemoved = errors.New("lock file removed while it was taken")
+
+func lockPIDOnce(path string) (*pidLock, error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, fmt.Errorf("lock file %s is a symlink; the cockpit writes only files of its own: remove it and start again", path)
@@ -48,6 +72,11 @@ func lockPID(path string) (*pidLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
+	var now unix.Stat_t
+	if err := unix.Lstat(path, &now); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
+		f.Close()
+		return nil, errLockRemoved
+	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	err = unix.Ftruncate(fd, 0)
 	if err == nil {
@@ -57,7 +86,7 @@ func lockPID(path string) (*pidLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("write lock file %s: %w", path, err)
 	}
-	return &pidLock{f: f}, nil
+	return &pidLock{f: f, path: path}, nil
 }
 
 // lockHolder is the pid in a held lock file. The holder writes it just
@@ -79,8 +108,16 @@ func lockHolder(fd int) string {
 	}
 }
 
-// Unlock releases the lock (closing the file drops the flock).
-func (l *pidLock) Unlock() error { return l.f.Close() }
+// Unlock removes the lock file, while still holding its lock, and then
+// releases it (closing the file drops the flock). The file is removed only
+// when the path still names the file this lock holds.
+func (l *pidLock) Unlock() error {
+	var held, now unix.Stat_t
+	if unix.Fstat(int(l.f.Fd()), &held) == nil && unix.Lstat(l.path, &now) == nil && held.Dev == now.Dev && held.Ino == now.Ino {
+		_ = os.Remove(l.path)
+	}
+	return l.f.Close()
+}
 
 // fileKind names what a non-regular file is, for a refusal.
 func fileKind(mode uint32) string {
