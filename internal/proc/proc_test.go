@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/okstra/cockpit/internal/testenv"
 )
 
@@ -32,22 +30,6 @@ func child(t *testing.T, script string) *exec.Cmd {
 		t.Fatalf("the child said %q, %v", line, err)
 	}
 	return cmd
-}
-
-// exited waits (waitid WNOWAIT) until pid exited, leaving it a zombie.
-func exited(t *testing.T, pid int) {
-	t.Helper()
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("waitid %d: %v", pid, err)
-		}
-		return
-	}
 }
 
 // TestEscalate runs the cockpit's escalation against real processes, as
@@ -86,7 +68,7 @@ func TestEscalate(t *testing.T) {
 				var cmd *exec.Cmd
 				if c.script == "" {
 					cmd = child(t, "echo ready; exit 0")
-					exited(t, cmd.Process.Pid)
+					testenv.WaitZombie(t, cmd.Process.Pid)
 					if syscall.Kill(cmd.Process.Pid, 0) != nil {
 						t.Fatal("the exited child is not a zombie")
 					}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
 )
@@ -426,7 +427,7 @@ func TestProcessAliveSaysAZombieIsGone(t *testing.T) {
 		t.Fatal("a running child is not alive")
 	}
 	kill()
-	runtest.WaitZombie(t, pid)
+	testenv.WaitZombie(t, pid)
 	if ProcessAlive(pid) {
 		t.Fatalf("pid %d exited (a zombie not yet reaped) but ProcessAlive says alive", pid)
 	}

@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/state"
@@ -98,24 +96,4 @@ func StartZombie(t testing.TB) (pid int, kill func(), reap func()) {
 		}
 	}
 	return cmd.Process.Pid, kill, reap
-}
-
-// WaitZombie blocks until pid has exited but is not reaped (its /proc
-// state is Z), using waitid with WNOWAIT, which leaves the child a zombie.
-func WaitZombie(t testing.TB, pid int) {
-	t.Helper()
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("waitid(WNOWAIT) %d: %v", pid, err)
-		}
-		break
-	}
-	if syscall.Kill(pid, 0) != nil {
-		t.Fatalf("pid %d is not a zombie: kill(pid, 0) fails", pid)
-	}
 }
