@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,20 +63,7 @@ func openFDs(pid int) int {
 func TestAcceptSurvivesTheOpenFileLimit(t *testing.T) {
 	run := runtest.FixtureRun(t, state.BackendCockpitPane)
 	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEngineEnv+"="+run.Root.Dir()+"\n"+run.Manifest.Display+"\n"+sock)
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child, stdin, line := startChild(t, childEngineEnv+"="+run.Root.Dir()+"\n"+run.Manifest.Display+"\n"+sock)
 	t.Cleanup(func() {
 		stdin.Close()
 		done := make(chan error, 1)
@@ -89,9 +75,8 @@ func TestAcceptSurvivesTheOpenFileLimit(t *testing.T) {
 			<-done
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		t.Fatalf("the child engine did not start: %q %v", line, err)
+	if line != "ready\n" {
+		t.Fatalf("the child engine did not start: %q", line)
 	}
 	// Connect until the child is out of files (each accepted connection
 	// is one; the rest wait in the listen backlog).

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -70,20 +69,7 @@ func TestEngineDeathIsNotAClosedPane(t *testing.T) {
 	root := fixture.Copy(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang")
 	prompt := filepath.Join(root, fixture.CodexPrompt)
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), dyingEngineEnv+"="+strings.Join([]string{root, fixture.RunManifest, prompt, fixture.FakeBin(t), t.TempDir()}, "\n"))
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child, stdin, line := startChild(t, dyingEngineEnv+"="+strings.Join([]string{root, fixture.RunManifest, prompt, fixture.FakeBin(t), t.TempDir()}, "\n"))
 	defer stdin.Close()
 	killed := false
 	t.Cleanup(func() {
@@ -92,9 +78,8 @@ func TestEngineDeathIsNotAClosedPane(t *testing.T) {
 			_ = child.Wait()
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
 	var wrapper int
-	if _, serr := fmt.Sscanf(line, "ready %d", &wrapper); err != nil || serr != nil {
+	if _, err := fmt.Sscanf(line, "ready %d", &wrapper); err != nil {
 		t.Fatalf("the child engine did not start: %q %v", line, err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(wrapper, syscall.SIGKILL) })
@@ -109,6 +94,7 @@ func TestEngineDeathIsNotAClosedPane(t *testing.T) {
 	_ = child.Wait()
 	killed = true
 	var sc *state.Sidecar
+	var err error
 	testenv.Wait(t, "the wrapper's terminal status", 15*time.Second, func() bool {
 		sc, err = state.ReadSidecar(sidecar, fixture.CodexPrompt)
 		return err == nil && sc != nil && state.IsTerminal(sc.Status)

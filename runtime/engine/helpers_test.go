@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -51,4 +55,34 @@ func waitView(tb testing.TB, events <-chan view.Event, what string, ok func(view
 			tb.Fatalf("%s: not within 20s", what)
 		}
 	}
+}
+
+// startChild starts this test binary as a child engine process (its
+// TestMain reads env, "NAME=value", and serves), with stderr shared and
+// stdin held open: the child stops when stdin closes. It returns the
+// child's first stdout line ("ready …"); what to do at the end is the
+// caller's.
+func startChild(t *testing.T, env string) (child *exec.Cmd, stdin io.WriteCloser, ready string) {
+	t.Helper()
+	child = exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), env)
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready, err = bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+		t.Fatalf("the child engine did not start: %q %v", ready, err)
+	}
+	return child, stdin, ready
 }
