@@ -200,7 +200,7 @@ func (p *plan) run(stdout, stderr io.Writer) int {
 	// that ignored the hang-up) goes too — also when the CLI ended by
 	// itself: nothing may keep running once its worker is settled. The
 	// leader is still unreaped, so the group cannot be someone else's.
-	signalGroup(child, syscall.SIGKILL)
+	_ = proc.Group(child).Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	// Then whatever left the group: the orphans the wrapper inherited as
 	// their subreaper, and their children.
@@ -325,7 +325,7 @@ func (s *supervisor) escalate(sig syscall.Signal) {
 		s.esc = proc.Begin(proc.Group(s.child), []proc.Step{{Sig: sig, Grace: s.grace}, {Sig: syscall.SIGKILL}})
 		return
 	}
-	signalGroup(s.child, sig)
+	_ = proc.Group(s.child).Signal(sig)
 }
 
 // onSignal forwards a signal the wrapper got; a second signal during the
@@ -339,7 +339,7 @@ func (s *supervisor) onSignal(sig syscall.Signal) {
 		// SIGTERM → SIGKILL, a second Ctrl-C) forces the end at once, so
 		// the terminal status is written before the wrapper itself is
 		// killed.
-		signalGroup(s.child, sig)
+		_ = proc.Group(s.child).Signal(sig)
 		s.insisted, s.escalated = sig, true
 		s.esc.Next() // SIGKILL now
 		return
@@ -472,12 +472,6 @@ func (p *Provider) wrapperName() string {
 		return p.Wrapper
 	}
 	return WrapperName
-}
-
-// signalGroup sends sig to the CLI's process group; a group already gone is
-// not an error.
-func signalGroup(pgid int, sig syscall.Signal) {
-	_ = syscall.Kill(-pgid, sig)
 }
 
 func signalName(s syscall.Signal) string {

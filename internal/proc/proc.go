@@ -117,7 +117,9 @@ func (e *Escalation) Next() bool {
 		_ = e.t.Signal(s.Sig)
 		e.sent = s.Sig
 	}
-	if s.Grace > 0 {
+	// A step followed by another arms its grace even when it is zero (a
+	// zero kill grace steps straight on, it never stops the escalation).
+	if s.Grace > 0 || e.i+1 < len(e.steps) {
 		e.timer = time.NewTimer(s.Grace)
 	}
 	return true

@@ -148,3 +148,51 @@ func TestEscalation(t *testing.T) {
 		t.Fatal("a step after the last")
 	}
 }
+
+// TestEscalationZeroGraceStepsOn: a step with no grace before another
+// (COCKPIT_KILL_GRACE=0) fires at once; it never leaves the escalation
+// waiting on a nil channel with SIGKILL unsent.
+func TestEscalationZeroGraceStepsOn(t *testing.T) {
+	cmd := child(t, `trap "" TERM; echo ready; exec sleep 60`)
+	p, err := Open(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e := Begin(p, []Step{{syscall.SIGTERM, 0}, {syscall.SIGKILL, 0}})
+	if e.C() == nil {
+		t.Fatal("a zero grace before SIGKILL armed nothing: the kill would never come")
+	}
+	select {
+	case <-e.C():
+	case <-time.After(testenv.Scale(5 * time.Second)):
+		t.Fatal("a zero grace did not fire")
+	}
+	if !e.Next() || e.Sent() != syscall.SIGKILL {
+		t.Fatalf("after the zero grace: sent %v", e.Sent())
+	}
+	if !p.Wait(context.Background(), testenv.Scale(5*time.Second)) {
+		t.Fatal("not gone after SIGKILL")
+	}
+}
+
+// TestProcessWithoutAPidfd: where pidfd_open is refused (ENOSYS, EPERM)
+// Open holds the process by its pid; the escalation still ends it.
+func TestProcessWithoutAPidfd(t *testing.T) {
+	cmd := child(t, `trap "" HUP TERM; echo ready; exec sleep 60`)
+	p := &Process{PID: cmd.Process.Pid, fd: -1}
+	defer p.Close()
+	reaped := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(reaped) }() // reaped once killed, so kill(pid, 0) says gone
+	defer func() { _ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); <-reaped }()
+	if p.Wait(context.Background(), 0) {
+		t.Fatal("a running process reads as gone")
+	}
+	Escalate(context.Background(), p, []Step{{syscall.SIGTERM, 100 * time.Millisecond}, {syscall.SIGKILL, testenv.Scale(5 * time.Second)}})
+	if !p.Wait(context.Background(), testenv.Scale(5*time.Second)) {
+		t.Fatal("not gone after the escalation")
+	}
+	if err := p.Signal(syscall.SIGTERM); err != ErrGone {
+		t.Fatalf("signal after the end: %v, want ErrGone", err)
+	}
+}

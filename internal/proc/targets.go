@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -100,8 +101,18 @@ type Process struct {
 }
 
 // Open holds pid by a pidfd (Linux 5.3); an error when pid is gone.
+// Where pidfds are not to be had (a kernel before 5.3, a seccomp profile
+// refusing pidfd_open) the process is held by its pid instead — kill(2)
+// and kill(pid, 0) — as runtime/watch falls back: a teardown must still
+// stop it, at the old risk of a reused pid.
 func Open(pid int) (*Process, error) {
 	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			return nil, fmt.Errorf("open %d: %w", pid, ErrGone)
+		}
+		return &Process{PID: pid, fd: -1}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open pidfd of %d: %w", pid, err)
 	}
@@ -110,6 +121,15 @@ func Open(pid int) (*Process, error) {
 
 // Signal is Target's.
 func (p *Process) Signal(sig syscall.Signal) error {
+	if p.fd < 0 {
+		if err := syscall.Kill(p.PID, sig); err != nil {
+			if err == syscall.ESRCH {
+				return ErrGone
+			}
+			return fmt.Errorf("signal %d: %w", p.PID, err)
+		}
+		return nil
+	}
 	if err := unix.PidfdSendSignal(p.fd, sig, nil, 0); err != nil {
 		if err == unix.ESRCH {
 			return ErrGone
@@ -123,13 +143,23 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // process exited.
 func (p *Process) Wait(ctx context.Context, d time.Duration) bool {
 	deadline := time.Now().Add(d)
+	if p.fd < 0 {
+		for syscall.Kill(p.PID, 0) != syscall.ESRCH {
+			if time.Until(deadline) <= 0 || ctx.Err() != nil {
+				return false
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return true
+	}
 	for {
 		// A slice at a time, so an ended ctx is seen.
 		ms := min(time.Until(deadline), 100*time.Millisecond).Milliseconds()
 		fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
 		n, err := unix.Poll(fds, int(max(ms, 0)))
 		if err == nil && n > 0 {
-			return true
+			// POLLNVAL (a closed fd) is not an exit.
+			return fds[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) != 0
 		}
 		if err != nil && err != unix.EINTR {
 			return false
@@ -141,4 +171,9 @@ func (p *Process) Wait(ctx context.Context, d time.Duration) bool {
 }
 
 // Close releases the pidfd.
-func (p *Process) Close() error { return unix.Close(p.fd) }
+func (p *Process) Close() error {
+	if p.fd < 0 {
+		return nil
+	}
+	return unix.Close(p.fd)
+}
