@@ -26,8 +26,9 @@ import (
 // names the inode it locked, and starts over when it does not; and the
 // holder removes the file before it lets go of the lock.
 type pidLock struct {
-	f    *os.File
-	path string
+	f        *os.File
+	path     string
+	dev, ino uint64 // the locked file's, to tell it from a replacement
 }
 
 // lockPID takes the lock at path and writes the pid into it. When another
@@ -73,9 +74,12 @@ func lockPIDOnce(path string) (*pidLock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	var now unix.Stat_t
-	if err := unix.Lstat(path, &now); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
+	if err := unix.Lstat(path, &now); errors.Is(err, unix.ENOENT) || err == nil && (now.Dev != st.Dev || now.Ino != st.Ino) {
 		f.Close()
 		return nil, errLockRemoved
+	} else if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat lock file %s: %w", path, err)
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	err = unix.Ftruncate(fd, 0)
@@ -86,7 +90,7 @@ func lockPIDOnce(path string) (*pidLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("write lock file %s: %w", path, err)
 	}
-	return &pidLock{f: f, path: path}, nil
+	return &pidLock{f: f, path: path, dev: uint64(st.Dev), ino: st.Ino}, nil
 }
 
 // lockHolder is the pid in a held lock file. The holder writes it just
@@ -112,8 +116,8 @@ func lockHolder(fd int) string {
 // releases it (closing the file drops the flock). The file is removed only
 // when the path still names the file this lock holds.
 func (l *pidLock) Unlock() error {
-	var held, now unix.Stat_t
-	if unix.Fstat(int(l.f.Fd()), &held) == nil && unix.Lstat(l.path, &now) == nil && held.Dev == now.Dev && held.Ino == now.Ino {
+	var now unix.Stat_t
+	if unix.Lstat(l.path, &now) == nil && uint64(now.Dev) == l.dev && now.Ino == l.ino {
 		_ = os.Remove(l.path)
 	}
 	return l.f.Close()
