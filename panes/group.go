@@ -19,7 +19,3 @@ import (
 func (p *Pane) sweepGroup() {
 	proc.Escalate(context.Background(), proc.Group(p.pid), proc.Steps(p.grace, killWait))
 }
-
-// groupLive reports whether process group pgid has a member that is not a
-// zombie (proc.GroupLive).
-func groupLive(pgid int) bool { return proc.GroupLive(pgid) }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/okstra/cockpit/internal/proc"
 	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/term"
 )
@@ -406,14 +407,14 @@ func TestExitWhileBackgroundChildHoldsTerminal(t *testing.T) {
 	if !strings.Contains(screenText(p), "started") {
 		t.Fatalf("screen:\n%s", screenText(p))
 	}
-	if !groupLive(p.Pid()) {
+	if !proc.GroupLive(p.Pid()) {
 		t.Fatal("the background sleep is not running before Close")
 	}
 	if err := m.Close(p.ID()); err != nil {
 		t.Fatal(err)
 	}
 	// Close ends what sh left behind, as it would end sh.
-	if groupLive(p.Pid()) {
+	if proc.GroupLive(p.Pid()) {
 		t.Fatal("the background sleep outlived Close")
 	}
 	checkNoLeaks(t, base)

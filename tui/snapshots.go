@@ -118,7 +118,10 @@ func (s *snapper) next(ctx context.Context) ([]paneSnap, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if wait := time.Until(s.last.Add(s.frame)); wait > 0 && !s.keyed.Swap(false) {
+		// A key lets the next frame through early, once: the flag is
+		// spent by this frame whether or not the frame interval is over.
+		keyed := s.keyed.Swap(false)
+		if wait := time.Until(s.last.Add(s.frame)); wait > 0 && !keyed {
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
