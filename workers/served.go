@@ -144,7 +144,7 @@ func (p *Provider) Attest(obs ServedObservation, bound, re string) (Attestation,
 	if a.NormalizedModelRef != nil && *a.NormalizedModelRef != observed {
 		as = " (" + *a.NormalizedModelRef + ")"
 	}
-	return a, fmt.Sprintf("served model mismatch: role execution %s is bound to %s, but the %s names %s%s", re, bound, obs.Source, observed, as)
+	return a, fmt.Sprintf("served model mismatch: role execution %s is bound to %s, but the %s names %s%s; dispatch again once the provider serves %s, or bind the role to the model it serves", re, bound, obs.Source, observed, as, bound)
 }
 
 // rowRef is the execution value of the row name is (by execution value or

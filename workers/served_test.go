@@ -85,10 +85,10 @@ func TestServedModelMismatch(t *testing.T) {
 	for _, c := range []struct{ provider, served, want, reason string }{
 		{"claude", "claude-haiku-4-5",
 			`{"observedModel":"claude-haiku-4-5","normalizedModelRef":"haiku","level":"mismatch","source":"stream-json"}`,
-			"served model mismatch: role execution role-execution-004 is bound to sonnet, but the stream-json names claude-haiku-4-5 (haiku)"},
+			"served model mismatch: role execution role-execution-004 is bound to sonnet, but the stream-json names claude-haiku-4-5 (haiku); dispatch again once the provider serves sonnet, or bind the role to the model it serves"},
 		{"codex", "gpt-6-luna",
 			`{"observedModel":"gpt-6-luna","normalizedModelRef":"gpt-6-luna","level":"mismatch","source":"exec-log"}`,
-			"served model mismatch: role execution role-execution-002 is bound to gpt-6.1-sol, but the exec-log names gpt-6-luna"},
+			"served model mismatch: role execution role-execution-002 is bound to gpt-6.1-sol, but the exec-log names gpt-6-luna; dispatch again once the provider serves gpt-6.1-sol, or bind the role to the model it serves"},
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			t.Parallel()
