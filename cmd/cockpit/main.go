@@ -7,7 +7,15 @@
 // okstra: okstra.go, docs/OKSTRA.md.
 package main
 
-import "os"
+import (
+	"os"
+
+	// The worker wrapper reads the served model through workers/usage's
+	// readers, which register themselves (workers cannot import usage).
+	// Named here so the wrapper never loses them to an import elsewhere
+	// going away; test/realcli's attestation checks fail if it does.
+	_ "github.com/okstra/cockpit/workers/usage"
+)
 
 func main() {
 	if isOkstraName(os.Args[0]) {
