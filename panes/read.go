@@ -59,7 +59,9 @@ func (p *Pane) feed(b []byte) {
 // frame is held. The first write that sees the mode set starts the safety
 // timer; the first that sees it reset ends the hold.
 func (p *Pane) syncHoldLocked(now time.Time) bool {
-	if !p.emu.Modes().SyncOutput {
+	// The modes publishModesLocked just read, not the emulator's again (the
+	// pane's read loop).
+	if !p.modes.Load().SyncOutput {
 		if !p.syncSince.IsZero() {
 			p.syncSince = time.Time{}
 			p.syncTimer.Stop()

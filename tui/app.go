@@ -393,7 +393,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// so the view drawn before still stands (one view a key, not
 			// two; docs/PERFORMANCE.md, "Keystroke echo against tmux").
 			a.publish()
-			return a, tea.Batch(a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
+			return a, a.after(nil)
 		}
 	case tea.PasteMsg:
 		cmd = a.onPaste(msg)
@@ -434,7 +434,14 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	a.viewValid = false
 	a.publish()
-	return a, tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
+	return a, a.after(cmd)
+}
+
+// after is what every Update ends with: cmd and the commands that follow
+// any change (alerts, a pending resize, the queued pane ops, the clock,
+// the screen's notices and logs).
+func (a *App) after(cmd tea.Cmd) tea.Cmd {
+	return tea.Batch(cmd, a.cmdAlerts(), a.cmdResizeLater(), a.cmdApplyOps(), a.cmdTickIfNeeded(), a.cmdTellScreen(), a.cmdLogs(), a.cmdNotice())
 }
 
 // keyState is what a key can change on the screen besides the pane it
