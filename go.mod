@@ -70,3 +70,5 @@ replace charm.land/glamour/v2 => ./third_party/glamour
 replace github.com/yuin/goldmark => ./third_party/goldmark
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/atotto/clipboard => ./third_party/clipboard
