@@ -10,6 +10,11 @@ package main
 import (
 	"os"
 
+	// First of all: the heap's first 2 MB as one huge page before the
+	// package inits fault it in page by page (a headless command's start is
+	// its page faults on the VMs agents run in; internal/hugeheap).
+	_ "github.com/okstra/cockpit/internal/hugeheap"
+
 	// The worker wrapper reads the served model through workers/usage's
 	// readers, which register themselves (workers cannot import usage).
 	// Named here so the wrapper never loses them to an import elsewhere

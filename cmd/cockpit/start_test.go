@@ -49,6 +49,21 @@ var notLinked = []struct{ pkg, why string }{
 	{"golang.org/x/net/html", "its init builds a 113 KB entity map in every command; tokenize with charm.land/glamour/v2/internal/nethtml"},
 }
 
+// lightInits are packages linked for the screen whose upstream init did
+// work every command paid for, patched to do it on first use, and the most
+// they may allocate at init now.
+var lightInits = []struct {
+	pkg    string
+	allocs int
+	why    string
+}{
+	{"github.com/atotto/clipboard", 2, "upstream probes PATH for five clipboard tools at init (52 stats); third_party/clipboard probes on the first read or write"},
+}
+
+// firstInit must run before any init that allocates: it makes the heap's
+// first 2 MB one huge page before the inits fault it in page by page.
+const firstInit = "github.com/okstra/cockpit/internal/hugeheap"
+
 var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 
 type pkgInit struct {
@@ -103,7 +118,29 @@ func initTotals(inits []pkgInit) (allocs, bytes int) {
 // initBudgetProblems says how inits break the budget, one line a problem.
 func initBudgetProblems(inits []pkgInit) []string {
 	var out []string
+	first := -1
+	for i, p := range inits {
+		if p.pkg == firstInit {
+			first = i
+			break
+		}
+	}
+	switch {
+	case first < 0:
+		out = append(out, firstInit+" has no init line: cmd/cockpit must import it (main.go)")
+	default:
+		for _, p := range inits[:first] {
+			if p.allocs > 0 {
+				out = append(out, fmt.Sprintf("%s allocates at init before %s: it must import nothing, so that its init runs before the heap fills", p.pkg, firstInit))
+			}
+		}
+	}
 	for _, p := range inits {
+		for _, light := range lightInits {
+			if p.pkg == light.pkg && p.allocs > light.allocs {
+				out = append(out, fmt.Sprintf("package %s allocates %d objects at init, want at most %d (%s)", p.pkg, p.allocs, light.allocs, light.why))
+			}
+		}
 		for _, banned := range notLinked {
 			if p.pkg == banned.pkg || strings.HasPrefix(p.pkg, banned.pkg+"/") && p.pkg != "golang.org/x/net/html/atom" {
 				out = append(out, p.pkg+" is linked again ("+banned.why+")")
@@ -170,6 +207,8 @@ func TestStartInitBudgetFailsOnHeavyInit(t *testing.T) {
 		"golang.org/x/net/html is linked again",
 		"package golang.org/x/net/html allocates 16 objects, 113144 bytes",
 		"package init totals 75216 allocations",
+		"package github.com/atotto/clipboard allocates 216 objects at init, want at most 2",
+		firstInit + " has no init line",
 	} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("the budget's problems with the old tree do not say %q:\n%s", want, problems)

@@ -1,0 +1,7 @@
+//go:build !linux || !(amd64 || arm64)
+
+package hugeheap
+
+func collapse(addr, n uintptr) int { return -1 }
+
+func advise(addr, n, advice uintptr) {}
