@@ -11,9 +11,10 @@ import (
 	"os"
 
 	// First of all: the heap's first 2 MB as one huge page before the
-	// package inits fault it in page by page (a headless command's start is
-	// its page faults on the VMs agents run in; internal/hugeheap).
-	_ "github.com/okstra/cockpit/internal/hugeheap"
+	// package inits fault it in page by page, and the main goroutine's
+	// stack grown once (a headless command's start is its page faults on
+	// the VMs agents run in; internal/startmem).
+	_ "github.com/okstra/cockpit/internal/startmem"
 
 	// The worker wrapper reads the served model through workers/usage's
 	// readers, which register themselves (workers cannot import usage).

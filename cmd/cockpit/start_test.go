@@ -61,8 +61,9 @@ var lightInits = []struct {
 }
 
 // firstInit must run before any init that allocates: it makes the heap's
-// first 2 MB one huge page before the inits fault it in page by page.
-const firstInit = "github.com/okstra/cockpit/internal/hugeheap"
+// first 2 MB one huge page before the inits fault it in page by page, and
+// grows the main goroutine's stack while it is shallow.
+const firstInit = "github.com/okstra/cockpit/internal/startmem"
 
 var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 

@@ -1,6 +1,6 @@
 //go:build !linux || !(amd64 || arm64)
 
-package hugeheap
+package startmem
 
 func collapse(addr, n uintptr) int { return -1 }
 

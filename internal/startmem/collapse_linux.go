@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package hugeheap
+package startmem
 
 // madvise is the raw madvise(2) system call; it returns 0 or -errno.
 //
