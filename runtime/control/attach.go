@@ -21,12 +21,17 @@ type AttachParams struct {
 	Rows     int      `json:"rows"`
 	Env      []string `json:"env,omitempty"`
 	ReadOnly bool     `json:"readOnly,omitempty"`
+	// TTY offers the client's terminal itself (tui/attach, FrameTTY).
+	TTY bool `json:"tty,omitempty"`
 }
 
 // AttachResult answers an attach request; after it the connection carries
 // the frames of tui/attach (docs/PROTOCOL.md, "Attached screens").
 type AttachResult struct {
 	ScreenID string `json:"screenId"`
+	// TTY: the engine takes the terminal the client offered; the client's
+	// first frame hands it over (tui/attach, FrameTTY).
+	TTY bool `json:"tty,omitempty"`
 }
 
 // StatusResult is what `cockpit ls` shows of one engine.
@@ -71,6 +76,18 @@ func (b bufferedConn) Close() error                { return b.conn.Close() }
 // that stopped reading short, and give it a last deadline for its exit
 // frame (tui/attach).
 func (b bufferedConn) SetWriteDeadline(t time.Time) error { return b.conn.SetWriteDeadline(t) }
+
+// UnixConn is the connection's unix socket when the line reader holds no
+// bytes past the attach request (else nil): a client that hands its
+// terminal over sends it there with SCM_RIGHTS (tui/attach, FrameTTY),
+// which a read through the line reader would lose.
+func (b bufferedConn) UnixConn() *net.UnixConn {
+	if br, ok := b.Reader.(*bufio.Reader); ok && br.Buffered() > 0 {
+		return nil
+	}
+	uc, _ := b.conn.(*net.UnixConn)
+	return uc
+}
 
 // DialAttach connects to the engine at path, says hello and asks to attach
 // a screen with params. On success the connection carries frames from now
