@@ -69,6 +69,12 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 	c.screenN++
 	id := "screen-" + strconv.Itoa(c.screenN)
 	c.mu.Unlock()
+	// A client that offers its terminal hands it over (tui/attach takes
+	// it, DECISIONS 84); the hook must take a terminal when asked to.
+	var offer struct {
+		TTY bool `json:"tty"`
+	}
+	_ = json.Unmarshal(params, &offer)
 	serve := func(ctx context.Context, conn io.ReadWriteCloser) {
 		c.mu.Lock()
 		c.screens++
@@ -89,7 +95,7 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 		}
 		c.log.Info("screen ended", "screen", id)
 	}
-	return control.AttachResult{ScreenID: id}, serve, nil
+	return control.AttachResult{ScreenID: id, TTY: offer.TTY}, serve, nil
 }
 
 // Run is the run the engine serves.

@@ -66,8 +66,9 @@ func ClientEnv(environ []string) []string {
 	return env
 }
 
-// LocalParams are the Params for attaching the terminal on f: its size and
-// the process's terminal environment.
+// LocalParams are the Params for attaching the terminal on f: its size, the
+// process's terminal environment, and the offer of the terminal itself
+// when it can be handed over (CanPassTTY).
 func LocalParams(f *os.File, readOnly bool) (Params, error) {
 	cols, rows, err := term.GetSize(f.Fd())
 	if err != nil {
@@ -108,7 +109,10 @@ var ErrNotTerminal = errors.New("not a terminal")
 // Run relays a terminal to an attached session until the session ends: it
 // puts in in raw mode, sends the terminal's size and every size change
 // (SIGWINCH), relays bytes read from in as input frames and output frames to
-// out, and returns the outcome from the host's exit frame.
+// out, and returns the outcome from the host's exit frame. On a connection
+// whose engine asked for the terminal (BufferedTTY) it hands the terminal
+// over first (FrameTTY) and relays no input: the engine reads and draws on
+// it.
 //
 // It always restores the terminal before returning, whatever the host did:
 // in's termios as they were, and the Restore sequence written to out. Other
@@ -149,6 +153,15 @@ func Run(conn io.ReadWriteCloser, in, out *os.File, opts ClientOptions) (outcome
 	}()
 
 	c := &client{conn: conn}
+	// The engine asked for the terminal (BufferedTTY): the first frame hands
+	// it over, and no input is relayed (the engine reads the terminal and
+	// draws on it itself). When the terminal cannot be opened again the
+	// frame goes without it and Run relays.
+	passed := false
+	if takesTTY(conn) {
+		// A failed write shows on the reading side as the connection's end.
+		passed, _ = sendTTY(conn, in, out)
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
@@ -182,18 +195,21 @@ func Run(conn io.ReadWriteCloser, in, out *os.File, opts ClientOptions) (outcome
 	}
 	ends := make(chan ending, 2)
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { // terminal → host
-		defer wg.Done()
-		defer func() {
-			if r := recover(); r != nil {
-				ends <- ending{o: Outcome{Reason: ReasonLost, Message: "the screen client failed"}, err: fmt.Errorf("attach: client panic: %v", r)}
+	wg.Add(1)
+	if !passed {
+		wg.Add(1)
+		go func() { // terminal → host
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					ends <- ending{o: Outcome{Reason: ReasonLost, Message: "the screen client failed"}, err: fmt.Errorf("attach: client panic: %v", r)}
+				}
+			}()
+			if err := c.relayInput(inFd, wake[0]); err != nil {
+				ends <- ending{o: Outcome{Reason: ReasonDetached, Message: "the terminal closed"}, bye: true}
 			}
 		}()
-		if err := c.relayInput(inFd, wake[0]); err != nil {
-			ends <- ending{o: Outcome{Reason: ReasonDetached, Message: "the terminal closed"}, bye: true}
-		}
-	}()
+	}
 	go func() { // host → terminal
 		defer wg.Done()
 		defer func() {

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -15,9 +16,24 @@ func Buffered(conn io.ReadWriteCloser, r io.Reader) io.ReadWriteCloser {
 	return bufferedConn{r: r, ReadWriteCloser: conn}
 }
 
+// BufferedTTY is Buffered for a client whose attach reply asked for its
+// terminal (the reply's tty, after the client offered it with Params.TTY):
+// Run on it hands the terminal over (FrameTTY) instead of relaying it.
+func BufferedTTY(conn io.ReadWriteCloser, r io.Reader) io.ReadWriteCloser {
+	return bufferedConn{r: r, ReadWriteCloser: conn, tty: true}
+}
+
 type bufferedConn struct {
 	r io.Reader
 	io.ReadWriteCloser
+	tty bool // the engine asked for the terminal
+}
+
+// takesTTY says whether conn's engine asked for the client's terminal
+// (BufferedTTY).
+func takesTTY(conn io.ReadWriteCloser) bool {
+	c, ok := conn.(bufferedConn)
+	return ok && c.tty
 }
 
 func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
@@ -40,4 +56,16 @@ func (c bufferedConn) RemoteAddr() net.Addr {
 		return ra.RemoteAddr()
 	}
 	return nil
+}
+
+// UnixConn is conn's unix socket, for the terminal a client hands over
+// (FrameTTY travels with SCM_RIGHTS, which only the socket itself sends and
+// receives); nil when conn is not one, or when r holds bytes read past the
+// handshake (a frame read from there would have lost its descriptor).
+func (c bufferedConn) UnixConn() *net.UnixConn {
+	if br, ok := c.r.(*bufio.Reader); ok && br.Buffered() > 0 {
+		return nil
+	}
+	uc, _ := c.ReadWriteCloser.(*net.UnixConn)
+	return uc
 }

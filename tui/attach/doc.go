@@ -23,6 +23,14 @@
 // always leaves the terminal as it found it: termios restored and the
 // Restore sequence written, even when the engine vanished mid-frame.
 //
+// A local client hands its terminal to the host instead of relaying its
+// bytes (as tmux's client does): it offers it (Params.TTY, CanPassTTY), and
+// when the reply takes it (BufferedTTY) its first frame, FrameTTY, carries
+// the terminal as SCM_RIGHTS; the session reads keys from it and draws on
+// it, and closes it before the exit frame. Sizes, detach, bye and the exit
+// frame still go on the connection, and the client still restores the
+// terminal (tty.go, DECISIONS 84).
+//
 // A read-only screen is the model's business: Params.ReadOnly travels with
 // the attach request and the caller builds the model with it; the host
 // delivers every key (the model needs them to move and detach).

@@ -25,6 +25,12 @@ const (
 	// FrameBye says the client is going away now and reads nothing more.
 	// Empty payload.
 	FrameBye FrameType = 0x04
+	// FrameTTY hands the client's terminal to the host: its first frame
+	// when the attach reply said tty, empty, with the terminal's file
+	// descriptor as SCM_RIGHTS ancillary data on the unix socket (or with
+	// none: the client could not open its terminal, and relays). See
+	// TakeTerminal.
+	FrameTTY FrameType = 0x05
 
 	// FrameOutput carries bytes for the client's terminal, written as is.
 	FrameOutput FrameType = 0x81
@@ -59,6 +65,8 @@ func (t FrameType) String() string {
 		return "detach"
 	case FrameBye:
 		return "bye"
+	case FrameTTY:
+		return "tty"
 	case FrameOutput:
 		return "output"
 	case FrameExit:
@@ -102,7 +110,7 @@ func checkFrame(t FrameType, payload []byte) error {
 			return fmt.Errorf("%w: resize to %dx%d", ErrBadFrame, cols, rows)
 		}
 		return nil
-	case FrameDetach, FrameBye:
+	case FrameDetach, FrameBye, FrameTTY:
 		if len(payload) != 0 {
 			return fmt.Errorf("%w: %s frame with a %d-byte payload", ErrBadFrame, t, len(payload))
 		}
@@ -169,7 +177,7 @@ func (d *Decoder) Next() (Frame, error) {
 
 func knownType(t FrameType) bool {
 	switch t {
-	case FrameInput, FrameResize, FrameDetach, FrameBye, FrameOutput, FrameExit:
+	case FrameInput, FrameResize, FrameDetach, FrameBye, FrameTTY, FrameOutput, FrameExit:
 		return true
 	}
 	return false

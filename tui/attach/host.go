@@ -34,6 +34,10 @@ type Params struct {
 	// filter input (the model needs keys to navigate and detach); the caller
 	// builds the model with ReadOnly and the model refuses what it must.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// TTY offers the client's terminal itself (CanPassTTY): when the reply
+	// says tty too, the client's first frame is FrameTTY with the terminal,
+	// and the session reads keys from it and draws on it directly.
+	TTY bool `json:"tty,omitempty"`
 }
 
 const (
@@ -140,7 +144,7 @@ func NewSession(conn io.ReadWriteCloser, p Params, model tea.Model, opts ...tea.
 	s := &Session{conn: conn, params: p, dummy: newBlockReader()}
 	s.pctx, s.cancel = context.WithCancelCause(context.Background())
 	s.in, s.inW = io.Pipe()
-	s.out = &frameWriter{conn: conn, timeout: writeTimeout, onStall: s.stalled}
+	s.out = &frameWriter{conn: conn, timeout: writeTimeout, onStall: s.stalled, onTTYError: s.ttyFailed}
 	all := append([]tea.ProgramOption{}, opts...)
 	all = append(all,
 		// The program's own reader only blocks: the keys are decoded by the
@@ -243,6 +247,13 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 // short (the connection closed when its writes cannot be); Run then gives
 // the client FarewellTimeout to take in the rest and the exit frame.
 func (s *Session) stalled() {
+	if s.out.tty != nil {
+		// The terminal stopped reading; the socket still carries the exit
+		// frame.
+		s.record(Outcome{Reason: ReasonKicked, Message: FellBehind}, false)
+		s.kill()
+		return
+	}
 	s.record(Outcome{Reason: ReasonKicked, Message: FellBehind}, true)
 	if d, ok := s.conn.(writeDeadliner); ok && d.SetWriteDeadline(time.Now()) == nil {
 		s.mu.Lock()
@@ -251,6 +262,14 @@ func (s *Session) stalled() {
 	} else {
 		_ = s.conn.Close()
 	}
+	s.kill()
+}
+
+// ttyFailed ends the session when a write to the client's terminal failed
+// (it hung up): the client learns it from its own SIGHUP, or from the exit
+// frame.
+func (s *Session) ttyFailed(err error) {
+	s.record(Outcome{Reason: ReasonDetached, Message: "the screen's terminal closed: " + err.Error()}, false)
 	s.kill()
 }
 
@@ -290,6 +309,24 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 	}
 	stopWatch := context.AfterFunc(ctx, func() { s.cancel(context.Cause(ctx)) })
 	defer stopWatch()
+	var input io.Reader = s.in
+	if s.params.TTY {
+		tty, err := takeTTY(s.conn, takeTTYTimeout)
+		if err != nil {
+			// The program never starts: Send returns at once from now on.
+			o := Outcome{Reason: ReasonKicked, Message: "protocol error: " + err.Error()}
+			s.record(o, false)
+			s.cancel(nil)
+			_ = s.out.writeExit(o, exitTimeout)
+			_ = s.conn.Close()
+			_ = s.dummy.Close()
+			return o, fmt.Errorf("attach: client broke the protocol: %w", err)
+		}
+		if tty != nil {
+			s.out.tty = tty
+			input = tty
+		}
+	}
 
 	var wg sync.WaitGroup
 	decodeCtx, stopDecode := context.WithCancel(context.Background())
@@ -311,7 +348,7 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 				term = kv[5:]
 			}
 		}
-		_ = uv.NewTerminalReader(s.in, term).StreamEvents(decodeCtx, events)
+		_ = uv.NewTerminalReader(input, term).StreamEvents(decodeCtx, events)
 	}()
 	var colors *colorWatch
 	if s.onColors != nil {
@@ -355,6 +392,9 @@ func (s *Session) Run(ctx context.Context) (out Outcome, err error) {
 	s.mu.Lock()
 	noExit, farewell := s.noExit, s.farewell
 	s.mu.Unlock()
+	// Nothing reaches the client's terminal from here on: it restores the
+	// terminal once it has the exit frame (or lost the connection).
+	s.out.stopTTY()
 	switch {
 	case !noExit:
 		_ = s.out.writeExit(out, exitTimeout)
@@ -497,130 +537,4 @@ func ProfileFromEnv(env []string) colorprofile.Profile {
 		return p
 	}
 	return max(p, colorprofile.Terminfo(term), colorprofile.Tmux(env))
-}
-
-// frameWriter turns the program's writes into output frames on the
-// connection. Writes are serialised; one that blocks longer than timeout
-// calls onStall (which closes the connection).
-type frameWriter struct {
-	conn    io.Writer
-	timeout time.Duration
-	onStall func()
-
-	mu     sync.Mutex
-	buf    []byte
-	closed bool
-	broken error
-	// stalled is set when onStall ran; unsent is then what the cut-short
-	// write did not send, for writeFarewell.
-	stalled atomic.Bool
-	unsent  []byte
-
-	frames, bytes atomic.Int64
-}
-
-var errSessionClosed = errors.New("attach: session closed")
-
-func (w *frameWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return 0, errSessionClosed
-	}
-	if w.broken != nil {
-		return 0, w.broken
-	}
-	w.buf = w.buf[:0]
-	for rest := p; len(rest) > 0; {
-		n := min(len(rest), MaxPayload)
-		w.buf = AppendFrame(w.buf, FrameOutput, rest[:n])
-		rest = rest[n:]
-		w.frames.Add(1)
-	}
-	if err := w.send(w.buf, w.timeout); err != nil {
-		return 0, err
-	}
-	w.bytes.Add(int64(len(p)))
-	if cap(w.buf) > 4*MaxPayload {
-		w.buf = nil // do not keep a huge frame's buffer
-	}
-	return len(p), nil
-}
-
-// send writes b; a write blocked past timeout calls onStall. Called with mu.
-func (w *frameWriter) send(b []byte, timeout time.Duration) error {
-	var t *time.Timer
-	if w.onStall != nil && timeout > 0 {
-		t = time.AfterFunc(timeout, func() {
-			w.stalled.Store(true)
-			w.onStall()
-		})
-	}
-	n, err := w.conn.Write(b)
-	if t != nil {
-		t.Stop()
-	}
-	if err != nil {
-		w.broken = err // a partial frame leaves the stream unusable
-		if w.stalled.Load() {
-			w.unsent = append(w.unsent[:0], b[max(n, 0):]...)
-		}
-	}
-	return err
-}
-
-// writeFarewell, after a stall, sends the rest of the write that was cut
-// short and the exit frame, giving the client timeout to read them; the
-// stream is whole again for a client that catches up.
-func (w *frameWriter) writeFarewell(o Outcome, timeout time.Duration) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	d, ok := w.conn.(writeDeadliner)
-	if w.closed || !w.stalled.Load() || !ok {
-		return
-	}
-	w.closed = true
-	if d.SetWriteDeadline(time.Now().Add(timeout)) != nil {
-		return
-	}
-	if _, err := w.conn.Write(append(w.unsent, AppendExit(nil, o)...)); err != nil {
-		return
-	}
-	w.unsent = nil
-}
-
-// writeExit writes the exit frame, the host's last.
-func (w *frameWriter) writeExit(o Outcome, timeout time.Duration) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed || w.broken != nil {
-		return errSessionClosed
-	}
-	w.closed = true
-	return w.send(AppendExit(nil, o), timeout)
-}
-
-func (w *frameWriter) close() {
-	w.mu.Lock()
-	w.closed = true
-	w.mu.Unlock()
-}
-
-// blockReader is the program's input: it never yields a byte and returns
-// io.EOF once closed.
-type blockReader struct {
-	done chan struct{}
-	once sync.Once
-}
-
-func newBlockReader() *blockReader { return &blockReader{done: make(chan struct{})} }
-
-func (r *blockReader) Read([]byte) (int, error) {
-	<-r.done
-	return 0, io.EOF
-}
-
-func (r *blockReader) Close() error {
-	r.once.Do(func() { close(r.done) })
-	return nil
 }
