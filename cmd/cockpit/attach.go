@@ -215,13 +215,18 @@ func screenParams(s *IOStreams, readOnly bool, alerts alertsFlag) (in, out *os.F
 	return in, out, p, nil
 }
 
-// dialScreen asks the engine at sock for a screen.
+// dialScreen asks the engine at sock for a screen. p.TTY offers the
+// terminal (attach.LocalParams); when the engine takes the offer, the
+// connection says so and attach.Run hands the terminal over.
 func dialScreen(ctx context.Context, sock, client string, p attach.Params) (io.ReadWriteCloser, control.HelloResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	nc, r, hello, _, err := control.DialAttach(ctx, sock, client, control.AttachParams{Cols: p.Cols, Rows: p.Rows, Env: p.Env, ReadOnly: p.ReadOnly})
+	nc, r, hello, res, err := control.DialAttach(ctx, sock, client, control.AttachParams{Cols: p.Cols, Rows: p.Rows, Env: p.Env, ReadOnly: p.ReadOnly, TTY: p.TTY})
 	if err != nil {
 		return nil, hello, err
+	}
+	if p.TTY && res.TTY {
+		return attach.BufferedTTY(nc, r), hello, nil
 	}
 	return attach.Buffered(nc, r), hello, nil
 }
