@@ -17,6 +17,7 @@ import (
 
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/panes/vt"
+	"github.com/okstra/cockpit/tui/attach"
 )
 
 // echoTarget is one program under the keystroke benchmark: `cat` under the
@@ -103,9 +104,14 @@ func (t *echoTarget) key(b *testing.B, k byte, pause func()) {
 // to each, and times each key from the write on the terminal's master until
 // its echo (the pane's line discipline echoes; cat reads lines) is in its
 // cell of that terminal's screen, read through panes/vt after every read.
+// The cockpit runs twice, each its own engine: as `open` runs it (the
+// client hands its terminal to the engine, DECISIONS 85) and with the
+// client relaying the terminal's bytes (attach.NoTTYEnv: the path of a
+// client that cannot hand it over, and the one before DECISIONS 85).
 // Keys come at a typing pace: 20–40 ms after the previous echo. One
-// iteration is one key to each. Reported: p50 and p99 of each, and the
-// cockpit/tmux ratios (x-tmux-p50, x-tmux-p99); the load average.
+// iteration is one key to each. Reported: p50 and p99 of each, the
+// cockpit/tmux ratios (x-tmux-p50, x-tmux-p99, and relay-x-tmux-p50/p99
+// for the relay); the load average.
 func BenchmarkEchoVsTmux(b *testing.B) {
 	const cols, rows = 160, 48
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -115,16 +121,24 @@ func BenchmarkEchoVsTmux(b *testing.B) {
 		b.Skip("tmux is not installed: the benchmark compares with it")
 	}
 	cockpit := &echoTarget{name: "cockpit", u: newUserTerm(b, cols, rows)}
+	relay := &echoTarget{name: "cockpit (relay)", u: newUserTerm(b, cols, rows)}
 	tmux := &echoTarget{name: "tmux", u: newUserTerm(b, cols, rows)}
 
 	// The cockpit: `open` starts the engine (registered in a private
 	// registry, stopped when the benchmark ends) with cat in the lead pane.
-	root, env := paneRun(b)
 	reg := engineRegistry(b)
-	env = append(clientEnv(), append(env, "COCKPIT_REGISTRY="+reg, envEngineProfile+"="+os.Getenv(envEngineProfile), "PATH="+fixture.PathWith(fixture.FakeBin(b)))...)
-	open := startOnTerminal(b, cockpit.u, env, cockpitBin, "open", "--project-root", root, "--run-manifest", fixture.RunManifest, "--lead", "--", "cat")
-	open.Dir = root
-	b.Cleanup(func() { detach(b, cockpit.u, open) })
+	for _, t := range []*echoTarget{cockpit, relay} {
+		root, env := paneRun(b)
+		env = append(clientEnv(), append(env, "COCKPIT_REGISTRY="+reg, "PATH="+fixture.PathWith(fixture.FakeBin(b)))...)
+		if t == relay {
+			env = append(env, attach.NoTTYEnv+"=1")
+		} else {
+			env = append(env, envEngineProfile+"="+os.Getenv(envEngineProfile)) // the handed-over one's
+		}
+		open := startOnTerminal(b, t.u, env, cockpitBin, "open", "--project-root", root, "--run-manifest", fixture.RunManifest, "--lead", "--", "cat")
+		open.Dir = root
+		b.Cleanup(func() { detach(b, t.u, open) })
+	}
 
 	// tmux on a private socket in a directory of its own.
 	dir, err := os.MkdirTemp("", "ckt")
@@ -144,35 +158,50 @@ func BenchmarkEchoVsTmux(b *testing.B) {
 
 	// Type only once each screen is up (before, the terminal is still in
 	// cooked mode and echoes by itself).
-	cockpit.u.await(b, "the cockpit's lead pane", cockpit.u.watch(func(s string) bool { return strings.Contains(s, "1 lead") }), time.Minute)
+	all := []*echoTarget{cockpit, relay, tmux}
+	for _, t := range []*echoTarget{cockpit, relay} {
+		t.u.await(b, t.name+"'s lead pane", t.u.watch(func(s string) bool { return strings.Contains(s, "1 lead") }), time.Minute)
+	}
 	tmux.u.await(b, "tmux's status line", tmux.u.watch(func(s string) bool { return strings.Contains(s, "[0] 0:") }), time.Minute)
-	for _, t := range []*echoTarget{cockpit, tmux} {
+	for _, t := range all {
 		t.newLine(b, true)
 	}
 	rng := rand.New(rand.NewPCG(20, 11))
 	pause := func() { time.Sleep(20*time.Millisecond + time.Duration(rng.Int64N(int64(20*time.Millisecond)))) }
 	// Warm up: a line of keys each, untimed.
 	for i := range echoLineKeys {
-		for _, t := range []*echoTarget{cockpit, tmux} {
+		for _, t := range all {
 			t.key(b, 'a'+byte(i), pause)
 		}
 	}
-	cockpit.lat, tmux.lat = nil, nil
+	for _, t := range all {
+		t.lat = nil
+	}
 	i := 0
 	for b.Loop() {
-		for _, t := range []*echoTarget{cockpit, tmux} {
+		for _, t := range all {
 			t.key(b, 'a'+byte(i%26), pause)
 		}
 		i++
 	}
-	p50c, p99c := percentileDur(cockpit.lat, 0.5), percentileDur(cockpit.lat, 0.99)
 	p50t, p99t := percentileDur(tmux.lat, 0.5), percentileDur(tmux.lat, 0.99)
-	b.ReportMetric(ms(p50c), "cockpit-p50-ms")
-	b.ReportMetric(ms(p99c), "cockpit-p99-ms")
+	for _, t := range []*echoTarget{cockpit, relay} {
+		name := "cockpit"
+		if t == relay {
+			name = "relay"
+		}
+		p50, p99 := percentileDur(t.lat, 0.5), percentileDur(t.lat, 0.99)
+		b.ReportMetric(ms(p50), name+"-p50-ms")
+		b.ReportMetric(ms(p99), name+"-p99-ms")
+		prefix := ""
+		if t == relay {
+			prefix = "relay-"
+		}
+		b.ReportMetric(float64(p50)/float64(p50t), prefix+"x-tmux-p50")
+		b.ReportMetric(float64(p99)/float64(p99t), prefix+"x-tmux-p99")
+	}
 	b.ReportMetric(ms(p50t), "tmux-p50-ms")
 	b.ReportMetric(ms(p99t), "tmux-p99-ms")
-	b.ReportMetric(float64(p50c)/float64(p50t), "x-tmux-p50")
-	b.ReportMetric(float64(p99c)/float64(p99t), "x-tmux-p99")
 	b.ReportMetric(loadAvg(), "load")
 	b.ReportMetric(0, "ns/op") // the typing pace makes ns/op meaningless
 }

@@ -70,7 +70,7 @@ func (c *Engine) Attach(params json.RawMessage) (control.AttachResult, control.S
 	id := "screen-" + strconv.Itoa(c.screenN)
 	c.mu.Unlock()
 	// A client that offers its terminal hands it over (tui/attach takes
-	// it, DECISIONS 84); the hook must take a terminal when asked to.
+	// it, DECISIONS 85); the hook must take a terminal when asked to.
 	var offer struct {
 		TTY bool `json:"tty"`
 	}

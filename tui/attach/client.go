@@ -74,7 +74,7 @@ func LocalParams(f *os.File, readOnly bool) (Params, error) {
 	if err != nil {
 		return Params{}, fmt.Errorf("attach: the size of %s: %w", f.Name(), err)
 	}
-	return Params{Cols: cols, Rows: rows, Env: ClientEnv(os.Environ()), ReadOnly: readOnly}, nil
+	return Params{Cols: cols, Rows: rows, Env: ClientEnv(os.Environ()), ReadOnly: readOnly, TTY: CanPassTTY(f)}, nil
 }
 
 // ClientOptions tune Run.

@@ -29,7 +29,7 @@
 // the terminal as SCM_RIGHTS; the session reads keys from it and draws on
 // it, and closes it before the exit frame. Sizes, detach, bye and the exit
 // frame still go on the connection, and the client still restores the
-// terminal (tty.go, DECISIONS 84).
+// terminal (tty.go, DECISIONS 85).
 //
 // A read-only screen is the model's business: Params.ReadOnly travels with
 // the attach request and the caller builds the model with it; the host

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The client's terminal, handed to the engine (DECISIONS 84): as tmux's
+// The client's terminal, handed to the engine (DECISIONS 85): as tmux's
 // client does, a local client passes its terminal over the unix socket
 // (SCM_RIGHTS) and the engine's screen program reads keys from it and
 // draws on it directly, so a key and its echo cross no relay. The client
