@@ -7,6 +7,7 @@
 package testenv
 
 import (
+	"flag"
 	"os"
 	"runtime"
 	"strconv"
@@ -103,5 +104,35 @@ func SkipShort(t testing.TB, why string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: " + why + "; the full tier (go test ./..., .ci/run) runs it")
+	}
+}
+
+// Shrink is full in the full tier and short under -short: the size of a
+// load (writers, processes, records) whose point holds at the smaller
+// size too, so the inner loop runs it rather than skipping it.
+func Shrink(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// ParallelShort sets -test.parallel to n under -short, unless the command
+// line set it: for a package whose parallel tests mostly wait (on timers,
+// on other processes, on the kernel), so that the inner loop does not run
+// them two at a time (the default is GOMAXPROCS, 2 on the suite's
+// machine) while the CPU idles. Call it from TestMain before m.Run. The
+// full tier keeps the default, so .ci/run's -race run is unchanged.
+func ParallelShort(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	if !testing.Short() {
+		return
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }

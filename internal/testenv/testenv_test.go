@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -169,8 +170,8 @@ func TestPrivate(t *testing.T) {
 	for _, k := range []string{"COCKPIT_REGISTRY", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"} {
 		t.Setenv(k, "/nonexistent/user/"+k) // restored after the test
 	}
-	tmux := true
-	if _, err := exec.LookPath("tmux"); err != nil {
+	tmux := !testing.Short() // the tmux half is the full tier's: -short starts no tmux
+	if _, err := exec.LookPath("tmux"); tmux && err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is not installed")
 		}
@@ -270,5 +271,23 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("the directory of a running test process was swept: %v", err)
+	}
+}
+
+// TestShrinkAndParallelShort: -short takes the small size and raises
+// -test.parallel unless the command line set it; the full tier keeps the
+// full size and the default.
+func TestShrinkAndParallelShort(t *testing.T) {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	before := flag.Lookup("test.parallel").Value.String()
+	defer flag.Set("test.parallel", before)
+	ParallelShort(7)
+	got := flag.Lookup("test.parallel").Value.String()
+	if want := map[bool]int{true: 50, false: 200}[testing.Short()]; Shrink(200, 50) != want {
+		t.Fatalf("Shrink(200, 50) = %d with -short %v, want %d", Shrink(200, 50), testing.Short(), want)
+	}
+	if want := map[bool]string{true: "7", false: before}[testing.Short() && !given]; got != want {
+		t.Fatalf("-test.parallel %s after ParallelShort(7) (-short %v, given on the command line %v), want %s", got, testing.Short(), given, want)
 	}
 }
