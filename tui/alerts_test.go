@@ -226,7 +226,7 @@ func TestAlertsReachTheirClient(t *testing.T) {
 	off.mu.Unlock()
 	on.waitOutput("NAV")
 	off.waitOutput("NAV")
-	if _, err := mgr.Open(panes.Config{Argv: []string{paneprog, "notify", "hello"}, Cols: 40, Rows: 10}); err != nil {
+	if _, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "notify", "hello"}, Cols: 40, Rows: 10}); err != nil {
 		t.Fatal(err)
 	}
 	on.waitOutput("pane-1: hello")

@@ -104,6 +104,7 @@ func runCmd(o overlay, cmd tea.Cmd) {
 }
 
 func TestPartsAlone(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	parts := []struct {
 		name string
 		make func(e *screenEnv) overlay

@@ -149,6 +149,7 @@ func gateRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 }
 
 func TestQuitAsksDetachOrEnd(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := gateRun(t, 100, 30)
 	hs.key("q")
 	p := hs.plain()
@@ -242,6 +243,7 @@ func TestQuitStandaloneWithGate(t *testing.T) {
 }
 
 func TestEndDialogGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			hs := gateRun(t, size[0], size[1])
@@ -252,6 +254,7 @@ func TestEndDialogGolden(t *testing.T) {
 }
 
 func TestReadOnlyGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := gateRun(t, 80, 24, readOnly)
 	hs.key("q")
 	golden.RequireEqual(t, screen(hs))

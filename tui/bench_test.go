@@ -194,7 +194,7 @@ func startDriver(b *testing.B, app *App, program bool, fps int) *driver {
 // replaced by the pane's index) and announces them, the first as the lead.
 func openPanes(b *testing.B, mgr *panes.Manager, d *driver, n int, args ...string) {
 	for i := range n {
-		argv := []string{paneprog}
+		argv := []string{paneprog()}
 		for _, a := range args {
 			if strings.Contains(a, "%d") {
 				a = fmt.Sprintf(a, i)

@@ -34,10 +34,11 @@ func typeIntoLead(c *Config) { c.TypeIntoLead = true }
 // how it ended and that enter starts it again; enter does, and typing
 // goes on into the new program. A read-only screen only says how it ended.
 func TestDeadLead(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	var respawns int
 	var lead string
 	out := filepath.Join(t.TempDir(), "keys")
-	hs := newHarness(t, 80, 24, attached, typeIntoLead, respawnTo(&respawns, &lead, paneprog, "keys", out))
+	hs := newHarness(t, 80, 24, attached, typeIntoLead, respawnTo(&respawns, &lead, paneprog(), "keys", out))
 	p, err := hs.mgr.Open(panes.Config{Argv: []string{"/bin/sh", "-c", `printf 'the lead asks: '; read line; echo "got $line"; exit 4`}, Cols: 40, Rows: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestDeadLead(t *testing.T) {
 	golden.RequireEqual(t, screen(hs))
 
 	// A read-only screen on the same panes: no offer, enter refused.
-	ro := newHarnessOn(t, hs.mgr, 80, 24, attached, readOnly, respawnTo(&respawns, &lead, paneprog, "keys", out))
+	ro := newHarnessOn(t, hs.mgr, 80, 24, attached, readOnly, respawnTo(&respawns, &lead, paneprog(), "keys", out))
 	ro.send(view.PaneOpened{PaneID: lead, Title: "lead", Lead: true})
 	ro.waitFor("the dead lead", func() bool { return strings.Contains(ro.plain(), "lead exited (code 4)") })
 	ro.key("enter")
@@ -112,7 +113,7 @@ func TestFirstKeyReachesLead(t *testing.T) {
 	mgr := panes.NewManager()
 	out := filepath.Join(t.TempDir(), "keys")
 	hs := newHarnessOn(t, mgr, 100, 30, attached, typeIntoLead, func(c *Config) { c.LeadPane = "pane-1" })
-	p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "keys", out}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
+	p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "keys", out}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
 	if err != nil || p.ID() != "pane-1" {
 		t.Fatalf("open the lead: %v %v", p, err)
 	}

@@ -25,7 +25,7 @@ func TestDirtyAfterAScreenLeft(t *testing.T) {
 	mgr := panes.NewManager()
 	t.Cleanup(func() { _ = mgr.CloseAll() })
 	first := subscribeDirty(mgr)
-	p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "static", "X"}, Cols: 20, Rows: 5, CloseGrace: 300 * time.Millisecond})
+	p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "static", "X"}, Cols: 20, Rows: 5, CloseGrace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDirtySharedTake(t *testing.T) {
 	a, b := subscribeDirty(mgr), subscribeDirty(mgr)
 	t.Cleanup(a.close)
 	t.Cleanup(b.close)
-	p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "notify", "hello"}, Cols: 20, Rows: 5, CloseGrace: 300 * time.Millisecond})
+	p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "notify", "hello"}, Cols: 20, Rows: 5, CloseGrace: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

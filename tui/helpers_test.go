@@ -22,8 +22,20 @@ import (
 	"github.com/okstra/cockpit/tui/attach"
 )
 
-// paneprog is the path of the test program built by TestMain.
-var paneprog string
+// paneprogPath is where TestMain builds the test program testdata/paneprog;
+// paneprogBuilt is closed when the build has ended.
+var (
+	paneprogPath  string
+	paneprogBuilt = make(chan struct{})
+)
+
+// paneprog is the path of the test program, built by TestMain in the
+// background while the tests that start no pane run: it waits for the
+// build, and ends the run as TestMain did when the build failed.
+func paneprog() string {
+	<-paneprogBuilt
+	return paneprogPath
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tui-test-")
@@ -31,14 +43,20 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	paneprog = filepath.Join(dir, "paneprog")
-	build := exec.Command("go", "build", "-o", paneprog, "./testdata/paneprog")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build paneprog:", err)
-		os.Exit(1)
-	}
+	paneprogPath = filepath.Join(dir, "paneprog")
+	go func() {
+		defer close(paneprogBuilt)
+		build := exec.Command("go", "build", "-o", paneprogPath, "./testdata/paneprog")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build paneprog: %v\n%s", err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}()
+	// Most tests wait on their panes' programs: -short runs eight at a time.
+	testenv.ParallelShort(8)
 	code := testenv.Private(m).Run()
+	<-paneprogBuilt
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -118,7 +136,7 @@ func newHarnessOn(t testing.TB, mgr *panes.Manager, w, h int, opts ...func(*Conf
 func (hs *harness) open(title string, lead bool, args ...string) string {
 	hs.t.Helper()
 	p, err := hs.mgr.Open(panes.Config{
-		Argv:       append([]string{paneprog}, args...),
+		Argv:       append([]string{paneprog()}, args...),
 		Cols:       10,
 		Rows:       5,
 		CloseGrace: 300 * time.Millisecond,

@@ -478,6 +478,7 @@ func TestTabClick(t *testing.T) {
 // TestOnlyDirtyPanesSnapshotted checks the frame rules: a pane that prints
 // nothing is never in a frame, and a flood of output costs few frames.
 func TestOnlyDirtyPanesSnapshotted(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := newHarness(t, 120, 40)
 	idle := hs.open("lead", true, "static", "LEAD")
 	// The flood starts a second after the layout settled: opening the
@@ -596,7 +597,7 @@ func TestProgramQuit(t *testing.T) {
 		done <- err
 	}()
 	for i, marker := range []string{"LEAD", "WORKER"} {
-		p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "static", marker}, Cols: 10, Rows: 5, CloseGrace: 300 * time.Millisecond})
+		p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "static", marker}, Cols: 10, Rows: 5, CloseGrace: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -670,6 +671,7 @@ func waitNoGoroutines(t *testing.T, stacks func() string) {
 // dragged, panes announced one by one) resizes each pane once, to the
 // last layout, after the layout settled.
 func TestResizeDebounced(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	a := New(Config{Now: func() time.Time { return testNow }})
 	a.manual = true
 	// Run each step's commands (the resize timers sleep their delay) but

@@ -77,6 +77,7 @@ func newOverviewFixture(t *testing.T, w, h int, opts ...func(*Config)) *overview
 }
 
 func TestOverviewGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			f := newOverviewFixture(t, size[0], size[1])
@@ -100,6 +101,7 @@ func TestOverviewGolden(t *testing.T) {
 // output and the dispatch's record included, which scrolls, refuses
 // typing, is focused again rather than opened twice, and x closes.
 func TestOverviewOpensLogs(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	f := newOverviewFixture(t, 160, 48)
 	hs, a := f.hs, f.hs.app
 	hs.key("3", "enter") // typing into the Codex reviewer
@@ -181,6 +183,7 @@ func TestOverviewOpensLogs(t *testing.T) {
 // TestOverviewResult: r renders the result file as markdown in a
 // scrollable view; esc goes back; a missing file says so.
 func TestOverviewResult(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	f := newOverviewFixture(t, 80, 24)
 	hs, a := f.hs, f.hs.app
 	hs.key("w", "g", "r")
@@ -219,6 +222,7 @@ func TestOverviewResult(t *testing.T) {
 // open does not open its dialog over it (enter would answer it): the
 // status line names the key, and prefix g opens it from the overview.
 func TestOverviewKeepsGatesWaiting(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	f := newOverviewFixture(t, 120, 30)
 	hs, a := f.hs, f.hs.app
 	hs.key("w")
@@ -242,6 +246,7 @@ func TestOverviewKeepsGatesWaiting(t *testing.T) {
 // selection; a click selects a row and a click on the selected row opens
 // it.
 func TestOverviewScrollsAndClicks(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	f := newOverviewFixture(t, 80, 10)
 	hs, a := f.hs, f.hs.app
 	hs.key("w", "g")
@@ -274,6 +279,7 @@ func TestOverviewScrollsAndClicks(t *testing.T) {
 // TestOverviewFitsNarrow: at every width each overview row is exactly
 // that wide, and a cut row ends with "…".
 func TestOverviewFitsNarrow(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	f := newOverviewFixture(t, 120, 30)
 	hs, a := f.hs, f.hs.app
 	hs.key("w")

@@ -162,6 +162,7 @@ func TestSizeArbiter(t *testing.T) {
 // panes: the one active last sets the panes' size, the other draws them as
 // they are, cut or padded to its own layout, every row exactly its width.
 func TestTwoScreensOneManager(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	mgr := panes.NewManager()
 	arb := &SizeArbiter{}
 	big := newHarnessOn(t, mgr, 160, 48, attached, func(c *Config) { c.Sizes = arb })
@@ -340,6 +341,7 @@ func TestDrawAtAnotherSize(t *testing.T) {
 // back with the same focus, zoom, timeline and input mode, and draws the
 // same screen.
 func TestRestoreViewState(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	mgr := panes.NewManager()
 	first := newHarnessOn(t, mgr, 100, 30, attached)
 	first.open("lead", true, "static", "LEAD")

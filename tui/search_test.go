@@ -50,6 +50,7 @@ func (hs *harness) titleOf(pv *paneView) string {
 // match in view and the current one (the newest) differently; n goes on
 // upwards. At 80×24 and 160×48, with colour and without.
 func TestSearchGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, c := range []struct {
 		name    string
 		w, h    int
@@ -68,6 +69,7 @@ func TestSearchGolden(t *testing.T) {
 // TestSelectGolden: a selection from the current match over two lines,
 // painted over the matches, with its cursor.
 func TestSelectGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, c := range []struct {
 		name    string
 		noColor bool
@@ -83,6 +85,7 @@ func TestSelectGolden(t *testing.T) {
 }
 
 func TestSearchKeys(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs, pv := historyRun(t, 100, 30, 300)
 	hs.key("[", "/")
 	if !strings.Contains(hs.plain(), " /") {
@@ -172,6 +175,7 @@ func TestSearchKeys(t *testing.T) {
 // scrolls them, and a search is run again when the pane changed, at most
 // once a second, keeping the current match.
 func TestSearchFollowsOutput(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	var mu sync.Mutex
 	now := testNow
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -223,6 +227,7 @@ func TestSearchFollowsOutput(t *testing.T) {
 // TestSelectKeys: v at the current match, vi motions, y copies the text
 // (OSC 52 through tea.SetClipboard) and leaves scroll mode.
 func TestSelectKeys(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs, pv := historyRun(t, 100, 30, 300)
 	hs.key("[", "/")
 	hs.typeQuery("line 150")

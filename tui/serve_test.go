@@ -152,7 +152,7 @@ func TestServedScreens(t *testing.T) {
 	t.Cleanup(func() { _ = mgr.CloseAll() })
 	var ids []string
 	for _, m := range []string{"LEAD", "WORKER"} {
-		p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "static", m}, Cols: 10, Rows: 5, CloseGrace: 300 * time.Millisecond})
+		p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "static", m}, Cols: 10, Rows: 5, CloseGrace: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,13 +15,14 @@ import (
 // snapshot misses its frame, and still the next frames deliver every
 // pane's final screen without any further output to wake them.
 func TestSnapperLate(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, budget := range []time.Duration{0, 8 * time.Millisecond} {
 		t.Run(budget.String(), func(t *testing.T) {
 			mgr := panes.NewManager()
 			t.Cleanup(func() { _ = mgr.CloseAll() })
 			var ids []string
 			for _, n := range []string{"2000", "3000"} {
-				p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "history", n}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
+				p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "history", n}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}

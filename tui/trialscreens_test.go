@@ -29,6 +29,7 @@ func scripted(c *Config) { c.ScriptedLead = true; c.LeadPane = "pane-1" }
 // navigation, its intro's keys true from the first one: the first screen
 // says NAV and the navigation keys.
 func TestScriptedLeadGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, sz := range trialSizes {
 		t.Run(sizeName(sz), func(t *testing.T) {
 			hs := newHarness(t, sz[0], sz[1], attached, typeIntoLead, scripted)
@@ -49,10 +50,11 @@ func TestScriptedLeadGolden(t *testing.T) {
 // say it is a script, the arrows move the focus; nothing reaches the
 // script's terminal.
 func TestScriptedLeadKeys(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	mgr := panes.NewManager()
 	out := filepath.Join(t.TempDir(), "keys")
 	hs := newHarnessOn(t, mgr, 100, 30, attached, typeIntoLead, scripted)
-	p, err := mgr.Open(panes.Config{Argv: []string{paneprog, "keys", out}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
+	p, err := mgr.Open(panes.Config{Argv: []string{paneprog(), "keys", out}, Cols: 40, Rows: 10, CloseGrace: 300 * time.Millisecond})
 	if err != nil || p.ID() != "pane-1" {
 		t.Fatalf("open the lead: %v %v", p, err)
 	}
@@ -90,6 +92,7 @@ func TestScriptedLeadKeys(t *testing.T) {
 // sized the panes marks what the panes' own cells do not cover with dots,
 // as tmux does, at each size (sized by a smaller screen).
 func TestUnusedAreaGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, c := range []struct{ big, small [2]int }{
 		{[2]int{60, 20}, [2]int{50, 16}},
 		{[2]int{80, 24}, [2]int{60, 20}},

@@ -64,6 +64,7 @@ func ninePaneRun(t *testing.T, w, h int, opts ...func(*Config)) *harness {
 }
 
 func TestLayoutGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		name := fmt.Sprintf("%dx%d", size[0], size[1])
 		t.Run("2pane_"+name, func(t *testing.T) {
@@ -78,6 +79,7 @@ func TestLayoutGolden(t *testing.T) {
 }
 
 func TestZoomGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := ninePaneRun(t, 80, 24)
 	hs.key("3", "z")
 	hs.waitDrawn()
@@ -85,6 +87,7 @@ func TestZoomGolden(t *testing.T) {
 }
 
 func TestTinyGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := newHarness(t, 30, 8)
 	hs.open("lead", true, "static", "LEAD")
 	hs.open("codex-analyser-1", false, "static", "W1")
@@ -95,6 +98,7 @@ func TestTinyGolden(t *testing.T) {
 }
 
 func TestInputModeGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := twoPaneRun(t, 80, 24)
 	hs.key("l", "enter")
 	golden.RequireEqual(t, screen(hs))
@@ -103,6 +107,7 @@ func TestInputModeGolden(t *testing.T) {
 // TestScrollGolden: scroll mode, its tag as tmux's copy mode says it
 // ([lines above the bottom/history], finding 19), its keys pinned.
 func TestScrollGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			hs := newHarness(t, size[0], size[1])
@@ -121,6 +126,7 @@ func TestScrollGolden(t *testing.T) {
 }
 
 func TestHelpGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	for _, size := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			hs := twoPaneRun(t, size[0], size[1])
@@ -131,6 +137,7 @@ func TestHelpGolden(t *testing.T) {
 }
 
 func TestNoColorGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	t.Run("2pane", func(t *testing.T) {
 		hs := twoPaneRun(t, 80, 24, func(c *Config) { c.NoColor = true })
 		golden.RequireEqual(t, screen(hs))
@@ -142,6 +149,7 @@ func TestNoColorGolden(t *testing.T) {
 }
 
 func TestQuitConfirmGolden(t *testing.T) {
+	t.Parallel() // its own panes and screens; it waits on their output
 	hs := twoPaneRun(t, 80, 24)
 	hs.key("q")
 	golden.RequireEqual(t, screen(hs))

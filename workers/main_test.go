@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfg)
+	// The parallel tests wait on wrappers and fake CLIs (idle timeouts,
+	// signal escalations): -short runs eight at a time.
+	testenv.ParallelShort(8)
 	code := testenv.Private(m).Run()
 	_ = os.RemoveAll(cfg)
 	fixture.Cleanup()

@@ -96,6 +96,7 @@ func TestSubscribeLosesNothingPublishedMeanwhile(t *testing.T) {
 // each subscriber hears of every pane exactly once, from its snapshot or
 // from the event, never both and never neither.
 func TestSubscribeAnnouncesEveryPaneOnce(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	c, _ := startCockpit(t)
 	const panes = 12
 	type sub struct {

@@ -109,6 +109,7 @@ func TestEngineDeathIsNotAClosedPane(t *testing.T) {
 // SIGHUP comes while the pane's terminal is still open, which tells it
 // from the engine's death.
 func TestClosedPaneIsAClosedPane(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	root := fixture.Copy(t)
 	fixture.SetBehaviour(t, root, fixture.CodexPrompt, "hang")
 	prompt := filepath.Join(root, fixture.CodexPrompt)

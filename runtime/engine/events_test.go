@@ -22,6 +22,7 @@ import (
 // subscriber that reads still gets what comes after. Before, the engine
 // queued every event for it.
 func TestFrozenEventsClientIsDropped(t *testing.T) {
+	t.Parallel() // waits out the write stall
 	run := runtest.FixtureRun(t, state.BackendCockpitPane)
 	sock := filepath.Join(runtest.ShortDir(t), "s", "cockpit.sock")
 	lim := control.DefaultLimits

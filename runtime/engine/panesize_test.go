@@ -42,6 +42,7 @@ func startedAt(t *testing.T, c *Engine, id, out string) string {
 // pane, not at a fallback size it is resized from afterwards: a full-screen
 // CLI draws its first frame at the right width.
 func TestPanesStartAtTheirLaidOutSize(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	run, _ := runtest.StartedRun(t, 0)
 	dir := t.TempDir()
 	leadOut := filepath.Join(dir, "lead")

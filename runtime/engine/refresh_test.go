@@ -168,6 +168,7 @@ func TestFIFOsDoNotHangTheEngine(t *testing.T) {
 // team-state (rewritten and fsynced on every update), in the view and in
 // the engine's log (before, all 50 MB were copied into a 52 MB team-state).
 func TestHugeSidecarReasonIsNotCopied(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	run, sidecars := runtest.StartedRun(t, 1)
 	logPath := filepath.Join(t.TempDir(), "engine.log")
 	lf, err := OpenLog(logPath)

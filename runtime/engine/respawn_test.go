@@ -18,6 +18,7 @@ import (
 // argv, environment and working directory it started with, and announces
 // it; the pane's exit is followed again.
 func TestRespawnLead(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	run, _ := runtest.StartedRun(t, 0)
 	dir := t.TempDir()
 	runs, gate := filepath.Join(dir, "runs"), filepath.Join(dir, "go")

@@ -223,6 +223,7 @@ func (rc *rawConn) roundTrip(t *testing.T, line string) control.Reply {
 }
 
 func TestProtocolHandshakeAndLimits(t *testing.T) {
+	t.Parallel() // beside TestFrozenEventsClientIsDropped's wait
 	_, sock := startCockpit(t)
 
 	rc := dialRaw(t, sock)

@@ -39,6 +39,7 @@ func wantLines(t *testing.T, what string, got []string, want ...string) {
 // A second team await that finds the counts of the ledger's last
 // phase-5-poll, with no worker state change since, records no new poll.
 func TestAwaitRecordsNoDuplicatePoll(t *testing.T) {
+	t.Parallel() // waits out await timeouts
 	run, sidecars := runtest.StartedRun(t, 1)
 	for i := 0; i < 2; i++ {
 		// A running worker: each wait ends by its timeout, scaled so the

@@ -23,7 +23,6 @@ import (
 // copy of the fixture (a pane run), starting nothing.
 func recordFixtureBatch(t *testing.T) (*state.Run, *lifecycle.Recording) {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	run := runtest.FixtureRun(t, fixture.PaneBackend)
 	cat, err := workers.LoadCatalog(run.Root.Dir())
 	if err != nil {
@@ -107,6 +106,7 @@ func TestCompletedWithoutItsResultSettlesError(t *testing.T) {
 // teardown go on instead of failing on it; while the wrapper lives it is
 // left alone. A huge reason is capped before it reaches team-state.
 func TestAnUnreadableSidecarOfADeadWrapperSettlesError(t *testing.T) {
+	t.Parallel() // waits out an await timeout
 	run, rg := recordFixtureBatch(t)
 	dead := deadPID(t)
 	d := rg.Recs[0].Dispatch
@@ -375,8 +375,10 @@ func TestDispatchLeavesTheLeadsSkippedMarker(t *testing.T) {
 // took 14 s for a 5 s timeout): every lock wait ends with the command's
 // context.
 func TestAwaitTimeoutHoldsWhileALockIsHeld(t *testing.T) {
+	t.Parallel() // waits out an await timeout
 	for _, which := range []string{"team-state", "ledger"} {
 		t.Run(which, func(t *testing.T) {
+			t.Parallel()
 			run, rg := recordFixtureBatch(t)
 			zero := 0
 			writeSidecar(t, run, rg.Recs[0].Dispatch, &state.Sidecar{Status: state.StatusError, PID: os.Getpid(), ExitCode: &zero, Reason: "x"})
@@ -415,6 +417,7 @@ func TestAwaitTimeoutHoldsWhileALockIsHeld(t *testing.T) {
 // inside the root and where the symlink leads (not "use a path inside
 // it"), and the run's await and teardown complete.
 func TestASymlinkedSidecarOfADeadWrapperSettlesError(t *testing.T) {
+	t.Parallel() // waits out an await timeout
 	run, rg := recordFixtureBatch(t)
 	d := rg.Recs[0].Dispatch
 	if err := lifecycle.MarkLaunched(run, rg.Recs[:1], []lifecycle.Launched{{PID: deadPID(t)}}); err != nil {

@@ -52,6 +52,7 @@ func TestLivenessAliveDoneDead(t *testing.T) {
 }
 
 func TestLivenessWaitWakesOnTheSidecarAndOnExit(t *testing.T) {
+	t.Parallel() // waits on a worker it kills
 	run, sp := livenessRun(t)
 	worker := exec.Command("sleep", "30")
 	if err := worker.Start(); err != nil {

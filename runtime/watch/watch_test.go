@@ -145,7 +145,8 @@ func TestWatcherCloseEndsEverything(t *testing.T) {
 // once, is reported every time, at any depth and whatever the timing
 // (the watcher adds each new level's watch, then looks at what is there).
 func TestWatcherSeesFilesInNewDirectoriesWrittenAtOnce(t *testing.T) {
-	for i := 0; i < 200; i++ {
+	rounds := testenv.Shrink(200, 50) // each round is one chance at the race; the full tier takes 200
+	for i := 0; i < rounds; i++ {
 		dir := t.TempDir()
 		w, err := NewWatcher()
 		if err != nil {
@@ -280,7 +281,7 @@ func threads(t *testing.T) int {
 // Watching 256 worker processes costs goroutines parked on the runtime's
 // poller, not one OS thread each, and every exit is reported.
 func TestWatcherWatches256PIDsWithoutAThreadEach(t *testing.T) {
-	const n = 256
+	n := testenv.Shrink(256, 64) // a thread each would still be 4× the 16 allowed
 	w := newWatcher(t)
 	cmds := make([]*exec.Cmd, n)
 	for i := range cmds {
