@@ -3,6 +3,7 @@ package attach
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/okstra/cockpit/panes/term"
@@ -217,5 +219,51 @@ func TestTTYFrameRefused(t *testing.T) {
 				t.Errorf("%d descriptors open after the refusal, want %d", n, fds-1)
 			}
 		})
+	}
+}
+
+// A handed-over terminal that stops reading (a frozen terminal window):
+// once a write to it has blocked for the write bound, the session ends as
+// kicked, and the exit frame still reaches the client on the socket.
+func TestTTYStalledTerminalIsKicked(t *testing.T) {
+	noLeaks(t)
+	old := writeTimeout
+	writeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { writeTimeout = old })
+	ptm, pts, err := pty.Open() // the master is not read until the end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	if err := pty.Setsize(pts, &pty.Winsize{Cols: 160, Rows: 48}); err != nil {
+		t.Fatal(err)
+	}
+	hc, cc := socketPair(t)
+	s := NewSession(hc, Params{Cols: 160, Rows: 48, Env: testEnv, TTY: true}, busyModel{}, tea.WithFPS(60))
+	hostDone, clientDone := make(chan hostResult, 1), make(chan hostResult, 1)
+	go func() { o, err := s.Run(context.Background()); hostDone <- hostResult{o, err} }()
+	go func() {
+		o, err := Run(BufferedTTY(cc, cc), pts, pts, ClientOptions{Cols: 160, Rows: 48})
+		clientDone <- hostResult{o, err}
+	}()
+	var h hostResult
+	for i := 0; ; i++ {
+		select {
+		case h = <-hostDone:
+		case <-time.After(time.Millisecond):
+			s.Send(i) // a new frame, until the terminal's buffer is full
+			continue
+		}
+		break
+	}
+	if h.o.Reason != ReasonKicked || h.o.Message != FellBehind {
+		t.Errorf("host: %+v %v", h.o, h.err)
+	}
+	// The client has its exit frame; its Restore waits for the terminal,
+	// which is read again now.
+	go func() { _, _ = io.Copy(io.Discard, ptm) }()
+	if c := waitResult(t, "client", clientDone); c.o.Reason != ReasonKicked || c.o.Message != FellBehind {
+		t.Errorf("client: %+v %v", c.o, c.err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,21 +69,51 @@ func newRealTerminal(t *testing.T, cols, rows int, answer *term.Colors) *realTer
 }
 
 // attachReal runs a real client (attach.Run) on rt against the engine at
-// sock; the returned channel has its outcome.
-func attachReal(t *testing.T, sock string, rt *realTerminal, cols, rows int) chan attach.Outcome {
+// sock, handing the terminal over when tty (as `cockpit attach` does) or
+// relaying its bytes; the returned channel has its outcome.
+func attachReal(t *testing.T, sock string, rt *realTerminal, cols, rows int, tty bool) chan attach.Outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	nc, r, _, _, err := control.DialAttach(ctx, sock, "test", control.AttachParams{Cols: cols, Rows: rows, Env: []string{"TERM=xterm-256color"}})
+	nc, r, _, res, err := control.DialAttach(ctx, sock, "test", control.AttachParams{Cols: cols, Rows: rows, Env: []string{"TERM=xterm-256color"}, TTY: tty})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.TTY != tty {
+		t.Fatalf("the engine answered tty %v to an offer of %v", res.TTY, tty)
+	}
+	conn := attach.Buffered(nc, r)
+	if tty {
+		conn = attach.BufferedTTY(nc, r)
+	}
 	out := make(chan attach.Outcome, 1)
 	go func() {
-		o, _ := attach.Run(attach.Buffered(nc, r), rt.pts, rt.pts, attach.ClientOptions{Cols: cols, Rows: rows})
+		o, _ := attach.Run(conn, rt.pts, rt.pts, attach.ClientOptions{Cols: cols, Rows: rows})
 		out <- o
 	}()
 	return out
+}
+
+// fdsOn counts this process's descriptors open on f's file: with a screen
+// handed its terminal (the engine runs in the test's process), the
+// engine's own is one of them.
+func fdsOn(t *testing.T, f *os.File) int {
+	t.Helper()
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && l == name {
+			n++
+		}
+	}
+	return n
 }
 
 func waitCond(t *testing.T, what string, cond func() bool) {
@@ -100,8 +131,15 @@ func waitCond(t *testing.T, what string, cond func() bool) {
 // the background colour before any screen is attached (the default), after
 // a screen whose terminal answers colour queries attached (that
 // terminal's), after it detached (still that), and with a second screen
-// whose terminal does not answer (still that).
+// whose terminal does not answer (still that). The screens hand their
+// terminals to the engine (the colour answers are then read from the
+// terminal by the engine), or relay their bytes.
 func TestPanesAnswerWithTheScreensColors(t *testing.T) {
+	t.Run("tty", func(t *testing.T) { testScreensColors(t, true) })
+	t.Run("relay", func(t *testing.T) { testScreensColors(t, false) })
+}
+
+func testScreensColors(t *testing.T, tty bool) {
 	h, eng, sock := startHostLead(t, []string{"/bin/sh", "-c", askBackground})
 	lead, ok := eng.Manager().Get(eng.LeadPane())
 	if !ok {
@@ -133,14 +171,23 @@ func TestPanesAnswerWithTheScreensColors(t *testing.T) {
 	light := term.DefaultColors()
 	light.Fg, light.Bg = term.RGB8(0x65, 0x7b, 0x83), term.RGB8(0xfd, 0xf6, 0xe3)
 	rt := newRealTerminal(t, 100, 30, &light)
-	ended := attachReal(t, sock, rt, 100, 30)
+	ended := attachReal(t, sock, rt, 100, 30, tty)
 	waitCond(t, "the screen's colours to reach the panes", func() bool { return eng.Manager().Colors() == light })
 	ask("rgb:fdfd/f6f6/e3e3")
 
 	silent := newRealTerminal(t, 80, 24, nil)
-	ended2 := attachReal(t, sock, silent, 80, 24)
+	ended2 := attachReal(t, sock, silent, 80, 24, tty)
 	waitCond(t, "two screens", func() bool { return h.Screens() == 2 })
 	ask("rgb:fdfd/f6f6/e3e3")
+	held := 1
+	if tty {
+		held = 2 // the client's and the engine's
+	}
+	for _, tt := range []*realTerminal{rt, silent} {
+		if n := fdsOn(t, tt.pts); n != held {
+			t.Errorf("%d descriptors on a screen's terminal during the session, want %d", n, held)
+		}
+	}
 
 	for _, tt := range []*realTerminal{rt, silent} {
 		_, _ = tt.ptm.Write([]byte("\x02d"))
@@ -158,6 +205,9 @@ func TestPanesAnswerWithTheScreensColors(t *testing.T) {
 	waitNoScreens(t, h)
 	ask("rgb:fdfd/f6f6/e3e3")
 	for _, tt := range []*realTerminal{rt, silent} {
+		if n := fdsOn(t, tt.pts); n != 1 {
+			t.Errorf("%d descriptors on a screen's terminal after it detached, want 1 (the engine closes its own)", n)
+		}
 		_ = tt.ptm.Close()
 		_ = tt.pts.Close()
 		<-tt.done
