@@ -19,25 +19,25 @@ func (h headerBar) View() string {
 	a := h.env
 	w := a.width
 	if !a.haveRun {
-		return fit(a.st.HeaderTitle.Render(" cockpit")+a.st.Hint.Render(" · waiting for the run"), w)
+		return a.memo.fit(a.memo.render(&a.st.HeaderTitle, " cockpit")+a.memo.render(&a.st.Hint, " · waiting for the run"), w)
 	}
 	v := a.run
 	title := v.Title
 	if title == "" {
 		title = "cockpit"
 	}
-	left := " " + a.st.HeaderTitle.Render(title)
+	left := " " + a.memo.render(&a.st.HeaderTitle, title)
 	if v.Backend != "" {
-		left += a.st.Hint.Render(" · " + v.Backend)
+		left += a.memo.render(&a.st.Hint, " · "+v.Backend)
 	}
 	if v.Err != "" {
-		left += " " + a.st.HeaderErr.Render("⚠ "+v.Err)
+		left += " " + a.memo.render(&a.st.HeaderErr, "⚠ "+v.Err)
 	}
 	right := ""
 	if v.Next != nil {
-		right = a.st.HeaderNext.Render(nextText(v.Next)) + " "
+		right = a.memo.render(&a.st.HeaderNext, nextText(v.Next)) + " "
 	}
-	return spread(left, right, w)
+	return a.memo.spread(left, right, w)
 }
 
 // nextText is the next-phase pointer as the header shows it, in words:

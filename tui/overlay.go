@@ -25,6 +25,7 @@ import (
 type screenEnv struct {
 	keys   KeyMap
 	st     Styles
+	memo   drawMemo // the chrome's styled strings and widths (memo.go)
 	glyphs [stateNotRun + 1]styledGlyph
 	attn   string
 	now    func() time.Time

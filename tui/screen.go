@@ -140,6 +140,24 @@ func (a *App) render() (string, *tea.Cursor) {
 	return strings.Join(rows, "\n"), a.paneCursor()
 }
 
+// onlyPane is the pane of shown that spans row y of the pane area from
+// edge to edge, alone, or nil.
+func (a *App) onlyPane(shown []*paneView, y int) *paneView {
+	g := a.geo
+	var only *paneView
+	for _, pv := range shown {
+		r := pv.rect
+		if y < r.Y || y >= r.Y+r.H {
+			continue
+		}
+		if only != nil || r.X != g.area.X || r.W != g.area.W {
+			return nil
+		}
+		only = pv
+	}
+	return only
+}
+
 // renderPanes draws the pane area: each row is the panes crossing it, left
 // to right, with a separator column between neighbours.
 func (a *App) renderPanes(rows []string) {
@@ -162,10 +180,20 @@ func (a *App) renderPanes(rows []string) {
 			shown = append(shown, pv)
 		}
 	}
-	sep := a.st.Separator.Render("│")
+	sep := a.memo.render(&a.st.Separator, "│")
 	var b strings.Builder
 	for y := g.area.Y; y < g.area.Y+g.area.H; y++ {
 		if g.tabs && y == g.tabRow.Y {
+			continue
+		}
+		if pv := a.onlyPane(shown, y); pv != nil {
+			// One pane across the whole row (a zoomed or single pane):
+			// its row as it is, not copied.
+			if y == pv.rect.Y {
+				rows[y] = a.titleBar(pv)
+			} else {
+				rows[y] = a.paneRow(pv, y-pv.rect.Y-1)
+			}
 			continue
 		}
 		b.Reset()

@@ -28,35 +28,35 @@ type statusBar struct {
 func (b statusBar) View() string {
 	a := b.env
 	w := a.width
-	left := a.st.ModeBadge.Render(" "+b.badge+" ") + " "
+	left := a.memo.render(&a.st.ModeBadge, " "+b.badge+" ") + " "
 	if a.readOnly {
-		left += a.st.Prompt.Render("read-only") + " "
+		left += a.memo.render(&a.st.Prompt, "read-only") + " "
 	}
-	lw := ansi.StringWidth(left)
+	lw := a.memo.width(left)
 	right := ""
 	if room := w - lw - 1; room > 0 {
 		// The keys take at most 2/5 of the line (their first item always).
 		h := b.hint
-		first := ansi.StringWidth(strings.Split(h, " · ")[0])
+		first := a.memo.width(strings.Split(h, " · ")[0])
 		if h = fitHint(h, min(max(room*2/5, first), room)); h != "" {
-			right = a.st.Hint.Render(h) + " "
+			right = a.memo.render(&a.st.Hint, h) + " "
 		}
 	}
-	rest := w - lw - ansi.StringWidth(right) - 1
-	sep := a.st.Hint.Render(" · ")
+	rest := w - lw - a.memo.width(right) - 1
+	sep := a.memo.render(&a.st.Hint, " · ")
 	counts, gates := b.countsText(rest)
 	var mid string
 	if b.notice != "" {
-		notice := a.st.Notice.Render(b.notice)
-		nw := ansi.StringWidth(notice)
+		notice := a.memo.render(&a.st.Notice, b.notice)
+		nw := a.memo.width(notice)
 		g := strings.TrimPrefix(gates, sep)
 		if g != "" {
 			g += sep
 		}
 		switch {
-		case counts+gates != "" && ansi.StringWidth(counts+gates)+3+nw <= rest:
+		case counts+gates != "" && a.memo.width(counts+gates)+3+nw <= rest:
 			mid = counts + gates + sep + notice
-		case ansi.StringWidth(g)+nw <= rest:
+		case a.memo.width(g)+nw <= rest:
 			// The gates stay (they say the key) when the notice fits whole
 			// beside them; a notice cut would lose its end (a worker's
 			// error), and the gates are back when its time is up.
@@ -66,9 +66,9 @@ func (b statusBar) View() string {
 		}
 	} else {
 		mid = counts + gates
-		if ansi.StringWidth(mid) > rest {
+		if a.memo.width(mid) > rest {
 			// The gates stay whole (they say the key); the counts are cut.
-			room := rest - ansi.StringWidth(gates)
+			room := rest - a.memo.width(gates)
 			switch {
 			case gates == "":
 				mid = ansi.Truncate(counts, max(rest, 0), "…")
@@ -79,7 +79,7 @@ func (b statusBar) View() string {
 			}
 		}
 	}
-	return spread(left+mid, right, w)
+	return a.memo.spread(left+mid, right, w)
 }
 
 // countsText is the batch counts with what fits of the kind, the elapsed
@@ -90,13 +90,13 @@ func (b statusBar) countsText(w int) (counts, gates string) {
 		return "", ""
 	}
 	v := a.run
-	sep := a.st.Hint.Render(" · ")
+	sep := a.memo.render(&a.st.Hint, " · ")
 	counts = "no workers dispatched yet"
 	if len(v.Dispatches) > 0 {
 		counts = "phase-5-poll pending=" + strconv.Itoa(v.Batch.Pending) + " done=" + strconv.Itoa(v.Batch.Done)
 	}
 	if n := len(v.Gates); n > 0 {
-		gates = sep + a.st.Prompt.Render(gateText(n, b.gateKey))
+		gates = sep + a.memo.render(&a.st.Prompt, gateText(n, b.gateKey))
 	}
 	// Optional parts, dropped in this order when the line is short.
 	var opt []string
@@ -109,10 +109,10 @@ func (b statusBar) countsText(w int) (counts, gates string) {
 	if c := a.totalCost(); c != "" {
 		opt = append(opt, c)
 	}
-	for len(opt) > 0 && ansi.StringWidth(counts+sep+strings.Join(opt, sep)+gates) > w {
+	for len(opt) > 0 && a.memo.width(counts+sep+strings.Join(opt, sep)+gates) > w {
 		opt = opt[1:]
 	}
-	if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && ansi.StringWidth(counts+gates) > w {
+	if short, ok := strings.CutPrefix(counts, "phase-5-poll "); ok && len(opt) == 0 && a.memo.width(counts+gates) > w {
 		counts = short
 	}
 	if len(opt) > 0 {

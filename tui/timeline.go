@@ -25,13 +25,13 @@ func (p timelinePanel) Draw(rows []string, r rect) {
 		title += " (" + strconv.Itoa(n) + ")"
 	}
 	title += " "
-	rows[r.Y] = a.st.TimelineTitle.Render(title + strings.Repeat("─", max(r.W-len([]rune(title)), 0)))
+	rows[r.Y] = a.memo.render(&a.st.TimelineTitle, title+strings.Repeat("─", max(r.W-len([]rune(title)), 0)))
 	lines := r.H - 1
 	if lines <= 0 {
 		return
 	}
 	if len(entries) == 0 {
-		rows[r.Y+1] = fit(a.st.Hint.Render(" no checkpoints yet"), r.W)
+		rows[r.Y+1] = a.memo.fit(a.memo.render(&a.st.Hint, " no checkpoints yet"), r.W)
 		return
 	}
 	start := max(len(entries)-lines, 0)
@@ -45,9 +45,9 @@ func (p timelinePanel) Draw(rows []string, r rect) {
 		}
 		// A line too long for the panel ends with "…" (issue 12).
 		room := max(r.W-len(ts)-2, 1)
-		if ansi.StringWidth(line) > room {
+		if a.memo.width(line) > room {
 			line = ansi.Truncate(line, room, "…")
 		}
-		rows[r.Y+1+i] = fit(" "+a.st.TimelineTime.Render(ts)+" "+a.st.TimelineLine.Render(line), r.W)
+		rows[r.Y+1+i] = a.memo.fit(" "+a.memo.render(&a.st.TimelineTime, ts)+" "+a.memo.render(&a.st.TimelineLine, line), r.W)
 	}
 }
