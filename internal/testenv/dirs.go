@@ -211,7 +211,11 @@ type Env struct {
 // and the processes still running that name e.Dir; with stop it also stops
 // them (SIGTERM, then SIGKILL after 5 s; tmux kill-server). A process that
 // is on its way out is given a moment (Scale(1s)) before it counts.
-func (e Env) Leftovers(stop bool) []string { return e.leftovers(stop, time.Second) }
+func (e Env) Leftovers(stop bool) []string { return e.leftovers(stop, exitGrace) }
+
+// exitGrace is how long Leftovers gives a process on its way out (before
+// Scale); this package's own tests, whose leftovers never leave, shorten it.
+var exitGrace = time.Second
 
 // leftovers is Leftovers giving a process on its way out Scale(grace).
 func (e Env) leftovers(stop bool, grace time.Duration) []string {
