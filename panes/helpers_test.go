@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	// A pane's program inherits this process's environment unless its
 	// Config says otherwise; the helper's panes do not.
 	os.Setenv(envHelper, "1")
+	testenv.ParallelShort(8) // the parallel tests wait on their helpers
 	os.Exit(testenv.Private(m).Run())
 }
 

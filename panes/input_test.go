@@ -193,6 +193,7 @@ func expectInput(t *testing.T, p *Pane, send func() error, want string) {
 }
 
 func TestKeysEndToEnd(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	t.Run("normal cursor mode", func(t *testing.T) {
 		p := keysPane(t, "")
 		if p.Modes().AppCursor {
@@ -224,6 +225,7 @@ func TestKeysEndToEnd(t *testing.T) {
 }
 
 func TestPasteEndToEnd(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	text := "echo hi\nrm -rf ~\x1b[201~oops"
 	t.Run("bracketed", func(t *testing.T) {
 		p := keysPane(t, "ESC[?2004h")
@@ -240,6 +242,7 @@ func TestPasteEndToEnd(t *testing.T) {
 }
 
 func TestMouseEndToEnd(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	press := Mouse{X: 4, Y: 2, Button: MouseLeft, Action: MousePress}
 	release := Mouse{X: 4, Y: 2, Button: MouseLeft, Action: MouseRelease}
 	sendMouse := func(p *Pane, ev Mouse, wantSent bool) func() error {

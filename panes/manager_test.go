@@ -9,6 +9,7 @@ import (
 )
 
 func TestManagerIDs(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	a := openHelper(t, m, Config{}, "winch")
 	b := openHelper(t, m, Config{}, "winch")
@@ -44,6 +45,7 @@ func TestManagerIDs(t *testing.T) {
 }
 
 func TestTakeDirtyOrderAndReset(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	var ps []*Pane
 	for range 3 {
@@ -70,6 +72,7 @@ func TestTakeDirtyOrderAndReset(t *testing.T) {
 }
 
 func TestDirtySignalCoalesces(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	const lines = 10000
 	p := openHelper(t, m, Config{}, "flood", "10000")
@@ -105,6 +108,7 @@ func TestDirtySignalCoalesces(t *testing.T) {
 }
 
 func TestDirtyNotificationsPerChange(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	// Without frame pacing, a pane is reported at most once per change the
 	// UI has not taken yet: never more notifications than PTY reads.
 	m := NewManager()
@@ -127,6 +131,7 @@ func TestDirtyNotificationsPerChange(t *testing.T) {
 }
 
 func TestIdlePaneIsNeverDirty(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{}, "winch")
 	waitScreen(t, p, "size=")

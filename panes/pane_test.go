@@ -61,6 +61,7 @@ func TestColoursAndExit(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{}, "exit", "3")
 	st := waitDone(t, p)
@@ -111,6 +112,7 @@ func TestEnvAndDir(t *testing.T) {
 }
 
 func TestCursorPositionReply(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{}, "cpr")
 	// The helper moved to row 3, column 5 and asked where the cursor is;
@@ -122,6 +124,7 @@ func TestCursorPositionReply(t *testing.T) {
 }
 
 func TestResize(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{Cols: 80, Rows: 24}, "winch")
 	waitScreen(t, p, "size=80x24")
@@ -252,6 +255,7 @@ func TestNoGoroutineOutlivesClose(t *testing.T) {
 }
 
 func TestSynchronizedOutputHoldsFrame(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{SyncTimeout: time.Minute}, "sync")
 	settle := func(want string) {
@@ -421,6 +425,7 @@ func TestExitWhileBackgroundChildHoldsTerminal(t *testing.T) {
 }
 
 func TestScrollback(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{Rows: 10}, "flood", "100")
 	waitDone(t, p)
@@ -438,6 +443,7 @@ func TestScrollback(t *testing.T) {
 }
 
 func TestInputQueueBounded(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	// The helper never reads its input.
 	p := openHelper(t, m, Config{CloseGrace: 50 * time.Millisecond}, "ignorehup")
@@ -456,6 +462,7 @@ func TestInputQueueBounded(t *testing.T) {
 // (writer.go). The program reads nothing until all of it is sent, so the
 // PTY's buffer (a few KiB) is full long before the 4,000 records are.
 func TestInputOrderWhenPTYFills(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	const n = 40000 // 280,000 bytes
 	m := NewManager()
 	p := openHelper(t, m, Config{CloseGrace: 50 * time.Millisecond}, "lagread", strconv.Itoa(n))
@@ -586,6 +593,7 @@ func TestCleanTerminalEnv(t *testing.T) {
 // gets the defaults, then what Manager.SetColors gave every pane, open or
 // opened after.
 func TestColorQueries(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	p := openHelper(t, m, Config{Cols: 120}, "colors")
 	waitScreen(t, p, "1=ESC]10;rgb:ffff/ffff/ffffBELESC]11;rgb:0000/0000/0000BELESC]4;1;rgb:cdcd/0000/0000BEL")

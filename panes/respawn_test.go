@@ -10,6 +10,7 @@ import (
 // Respawn starts a new program under the same id and in the same place,
 // with a new pid and a fresh screen, and the change signal names the pane.
 func TestRespawn(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	m := NewManager()
 	t.Cleanup(func() { _ = m.CloseAll() })
 	first := openHelper(t, m, Config{Cols: 40, Rows: 5}, "keys")

@@ -11,6 +11,7 @@ import (
 // TestViewSearchText: a pane's view numbers its lines as Search and Text
 // do, on the cockpit's emulator and, line by line, on x/vt (no Finder).
 func TestViewSearchText(t *testing.T) {
+	t.Parallel() // a manager and helper of its own; it waits on the helper
 	for _, c := range []struct {
 		name string
 		emu  func(cols, rows int) term.Emulator

@@ -38,6 +38,7 @@ func (l *lockedLines) has(sub string) bool {
 // in order) or as written (--json); -f follows it across a rotation until
 // interrupted (exit 0).
 func TestLogsPrintsAndFollowsTheEngineLog(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	root := fixture.Copy(t)
 	run, err := state.LoadRun(root, fixture.RunManifest)
 	if err != nil {

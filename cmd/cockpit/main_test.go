@@ -50,6 +50,9 @@ func (s setupM) Run() int {
 	}
 	cockpitBin = p
 	defer fixture.Cleanup()
+	// The parallel tests wait on cockpit processes, fake workers and
+	// engines: -short runs eight at a time.
+	testenv.ParallelShort(8)
 	code := s.m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

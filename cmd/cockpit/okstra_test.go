@@ -62,6 +62,7 @@ func pathOfDirs(dirs ...string) string { return strings.Join(dirs, string(os.Pat
 // named after the program the lead called; the seed's spelling of
 // worker-liveness (--team-state, --dispatch-id, no run manifest) works.
 func TestOkstraRoutesTheCockpitsCommands(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	shim := shimDir(t)
 	a, b := fixture.Copy(t), fixture.Copy(t)
 	// A real okstra later on the PATH must not be reached for these.
@@ -109,6 +110,7 @@ func TestOkstraRoutesTheCockpitsCommands(t *testing.T) {
 // exit status; the shim's directory twice on the PATH, or another link to
 // the cockpit, is skipped rather than looped through.
 func TestOkstraHandsOtherCommandsToTheRealOne(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	shim := shimDir(t)
 	root := fixture.Copy(t)
 	fake, record := fakeOkstra(t)
@@ -144,6 +146,7 @@ func TestOkstraHandsOtherCommandsToTheRealOne(t *testing.T) {
 // on the PATH, and another link to the cockpit), a foreign command fails
 // with one line naming the shim's directory, and exit 127.
 func TestOkstraWithoutARealOne(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	shim := shimDir(t)
 	root := fixture.Copy(t)
 	other := t.TempDir()

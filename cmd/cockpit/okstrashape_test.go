@@ -22,6 +22,7 @@ import (
 // anything starts — one line naming the jobs file, the job and the digest,
 // exit 1, no file changed (nothing recorded, no worker started).
 func TestDigestsAreVerifiedBeforeAnythingStarts(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	for _, c := range []struct {
 		name, file, digest, what string
 	}{
@@ -63,6 +64,7 @@ func TestDigestsAreVerifiedBeforeAnythingStarts(t *testing.T) {
 // for a refused team command; the cockpit names the program it was called
 // by, and nothing changes.
 func TestTeamRefusalsAreOkstras(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	root := fixture.Copy(t) // a cli-wrapper run: reclaim refuses it
 	shim := shimDir(t)
 	reason := " team: this run's terminalBackend is cli-wrapper: it holds no panes to reclaim. Record the batch boundary with `cockpit lead-progress append --project-root " + root + " --run-manifest " + fixture.RunManifest + " --phase phase-batch-cleanup --field panes=0`\n"
@@ -187,6 +189,7 @@ func TestLeadProgressRewritesTheSeedsExampleLabel(t *testing.T) {
 // Issue 17.6, the headless side: team await prints a failed worker's
 // reason on its line (the sidecar's, escaped to one printable line).
 func TestAwaitPrintsAFailedWorkersReason(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	root := fixture.Copy(t)
 	fixture.Behaviours{Codex: "ok", Antigravity: "fail-3", Claude: "ok"}.Set(t, root)
 	if r := cockpit(t, root, nil, runArgs(root, "worker-dispatch", "--jobs-file", fixture.JobsInitial)...); r.code != 0 {

@@ -23,6 +23,7 @@ import (
 // analysers of unlabelled blocks). -update rewrites the goldens from this
 // tree: do so only for a change of look that is meant.
 func TestResultRendererLook(t *testing.T) {
+	t.Parallel() // its cleanup waits out regexp2's clock beside the other waiting tests
 	md, err := os.ReadFile("testdata/result-look.md")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // line it must print, with `snapshot`/`unchanged` around it for "no file
 // changed".
 func TestScripts(t *testing.T) {
+	t.Parallel() // the scripts wait on cockpit processes beside the other waiting tests
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {

@@ -17,6 +17,7 @@ import (
 // recorded and reported incomplete (exit 0), and options added later make
 // it complete.
 func TestApprovalOpenTakesTheSeedLine(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	root := fixture.Copy(t)
 	ledger := fixture.RunDir + "/state/approval-decisions.json"
 	abs := filepath.Join(root, ledger)
@@ -55,6 +56,7 @@ func TestApprovalOpenTakesTheSeedLine(t *testing.T) {
 // team-state names (exit 0). The early shape, rosterRole in the job or its
 // role execution, still works and wins.
 func TestDispatchTakesTheRosterRoleFromTeamState(t *testing.T) {
+	t.Parallel() // waits on cockpit processes of its own
 	root := fixture.Copy(t)
 	data, _ := os.ReadFile(filepath.Join(root, fixture.JobsInitial))
 	if strings.Contains(string(data), "rosterRole") {

@@ -66,7 +66,10 @@ func TestEveryGroupRefusesAnUnknownSubcommand(t *testing.T) {
 // TestUsageErrors runs the real binary: unknown subcommands of every group
 // and of the root, unknown flags of a group, and every command with a
 // required flag called without it. Each prints exactly one line on stderr,
-// nothing on stdout, exits 2 and changes no file.
+// nothing on stdout, exits 2 and changes no file. Under -short each case
+// runs Main in this process, in root with none of the cockpit's variables
+// set (the same checks, without the 50 processes); the full tier runs
+// the binary.
 func TestUsageErrors(t *testing.T) {
 	root := fixture.Copy(t)
 	run := func(args ...string) []string { return runArgs(root, args...) }
@@ -146,11 +149,20 @@ func TestUsageErrors(t *testing.T) {
 		{plain("attach", "--alerts", "-nope"), `cockpit attach: --alerts "-nope" (or $COCKPIT_ALERTS): unknown alert "-nope": use all, off, or a comma-separated list of gate, fail, batch, pane (what) and bell, osc (how); -name leaves one out`},
 	}
 	before := snapshotFiles(t, root)
+	if testing.Short() {
+		t.Chdir(root)
+		withoutCockpitEnv(t)
+	}
 	t.Run("cases", func(t *testing.T) { // returns when every parallel case has
 		for _, c := range cases {
 			t.Run(strings.Join(c.args[:min(len(c.args), 3)], " "), func(t *testing.T) {
-				t.Parallel() // each waits on a process of its own
-				res := cockpit(t, root, nil, c.args...)
+				var res result
+				if testing.Short() {
+					res = mainInProcess(c.args...)
+				} else {
+					t.Parallel() // each waits on a process of its own
+					res = cockpit(t, root, nil, c.args...)
+				}
 				if res.code != 2 || res.stderr != c.want+"\n" || res.stdout != "" {
 					t.Fatalf("cockpit %v:\nexit %d, stderr %q, stdout %q\nwant exit 2, stderr %q", c.args, res.code, res.stderr, res.stdout, c.want+"\n")
 				}
@@ -277,6 +289,20 @@ func mainInProcess(args ...string) result {
 	var out, errb bytes.Buffer
 	code := Main(args, nil, &out, &errb)
 	return result{out.String(), errb.String(), int(code)}
+}
+
+// withoutCockpitEnv unsets the cockpit's variables (COCKPIT_*) for the rest
+// of t, as cockpitEnv leaves them out of a process's environment: Main run
+// in this process reads what a developer's shell in a cockpit pane set.
+// Not for a parallel test.
+func withoutCockpitEnv(t *testing.T) {
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "COCKPIT_") {
+			os.Unsetenv(k)
+			t.Cleanup(func() { os.Setenv(k, v) })
+		}
+	}
 }
 
 // absIn makes a path printed by a command run in root absolute.
