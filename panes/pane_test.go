@@ -462,7 +462,7 @@ func TestInputQueueBounded(t *testing.T) {
 // (writer.go). The program reads nothing until all of it is sent, so the
 // PTY's buffer (a few KiB) is full long before the 4,000 records are.
 func TestInputOrderWhenPTYFills(t *testing.T) {
-	t.Parallel() // a manager and helper of its own; it waits on the helper
+	t.Parallel()    // a manager and helper of its own; it waits on the helper
 	const n = 40000 // 280,000 bytes
 	m := NewManager()
 	p := openHelper(t, m, Config{CloseGrace: 50 * time.Millisecond}, "lagread", strconv.Itoa(n))

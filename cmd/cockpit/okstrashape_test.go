@@ -64,7 +64,7 @@ func TestDigestsAreVerifiedBeforeAnythingStarts(t *testing.T) {
 // for a refused team command; the cockpit names the program it was called
 // by, and nothing changes.
 func TestTeamRefusalsAreOkstras(t *testing.T) {
-	t.Parallel() // waits on cockpit processes of its own
+	t.Parallel()            // waits on cockpit processes of its own
 	root := fixture.Copy(t) // a cli-wrapper run: reclaim refuses it
 	shim := shimDir(t)
 	reason := " team: this run's terminalBackend is cli-wrapper: it holds no panes to reclaim. Record the batch boundary with `cockpit lead-progress append --project-root " + root + " --run-manifest " + fixture.RunManifest + " --phase phase-batch-cleanup --field panes=0`\n"
