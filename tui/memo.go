@@ -15,6 +15,12 @@ import (
 type drawMemo struct {
 	styled map[styleKey]string
 	widths map[string]int
+	hints  map[hintKey]string
+}
+
+type hintKey struct {
+	h string
+	w int
 }
 
 type styleKey struct {
@@ -66,4 +72,18 @@ func (m *drawMemo) spread(left, right string, w int) string {
 		return spread(left, right, w)
 	}
 	return left + blank(w-lw-rw) + right
+}
+
+// fitHint is fitHint(h, w).
+func (m *drawMemo) fitHint(h string, w int) string {
+	k := hintKey{h, w}
+	if r, ok := m.hints[k]; ok {
+		return r
+	}
+	if m.hints == nil || len(m.hints) >= memoMax {
+		m.hints = make(map[hintKey]string)
+	}
+	r := fitHint(h, w)
+	m.hints[k] = r
+	return r
 }

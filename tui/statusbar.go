@@ -37,8 +37,9 @@ func (b statusBar) View() string {
 	if room := w - lw - 1; room > 0 {
 		// The keys take at most 2/5 of the line (their first item always).
 		h := b.hint
-		first := a.memo.width(strings.Split(h, " · ")[0])
-		if h = fitHint(h, min(max(room*2/5, first), room)); h != "" {
+		head, _, _ := strings.Cut(h, " · ")
+		first := a.memo.width(head)
+		if h = a.memo.fitHint(h, min(max(room*2/5, first), room)); h != "" {
 			right = a.memo.render(&a.st.Hint, h) + " "
 		}
 	}
