@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +66,27 @@ func TestTTYHandedOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	tt.waitScreen(t, "size:100x30")
+	// The engine's descriptor of the terminal (this test's process is the
+	// engine too) is close-on-exec: no pane's program inherits it.
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(tt.pts.Fd())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engineFDs := 0
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		fd, _ := strconv.Atoi(e.Name())
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err != nil || l != name || fd == int(tt.pts.Fd()) {
+			continue
+		}
+		engineFDs++
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
+			t.Errorf("the engine's descriptor %d of the terminal is not close-on-exec (flags %#x, %v)", fd, flags, err)
+		}
+	}
+	if engineFDs != 1 {
+		t.Errorf("%d descriptors of the terminal besides the client's, want the engine's one", engineFDs)
+	}
 	st := s.Stats()
 	if st.InputFrames != 0 || st.Resizes != 1 || st.OutputFrames == 0 {
 		t.Errorf("stats %+v: want no input frame (the keys came from the terminal), one resize, output written", st)
