@@ -65,6 +65,7 @@ func TestEscalate(t *testing.T) {
 	for _, tg := range targets {
 		for _, c := range cases {
 			t.Run(tg.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel() // a child in a group of its own; it waits out the graces
 				var cmd *exec.Cmd
 				if c.script == "" {
 					cmd = child(t, "echo ready; exit 0")
