@@ -50,7 +50,7 @@ func TestHeapIsOneHugePage(t *testing.T) {
 // kernel must refuse the collapse there.
 func TestDisableTHPTurnsItOff(t *testing.T) {
 	if os.Getenv("STARTMEM_CHILD") != "" {
-		t.Skip("the child runs only TestHeapIsOneHugePage")
+		t.Skip("STARTMEM_CHILD is set: this process is TestDisableTHPTurnsItOff's child, run to check TestHeapIsOneHugePage alone")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHeapIsOneHugePage$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "GODEBUG=disablethp=1", "STARTMEM_CHILD=1")
