@@ -483,7 +483,7 @@ func TestHugeSizesAreBounded(t *testing.T) {
 // A client that stops reading (suspended, frozen) is dropped once one write
 // to it has blocked for the write timeout; the engine does not wait on it.
 func TestStalledClientIsKicked(t *testing.T) {
-	noLeaks(t)
+	noLeaks(t) // not waiting: it sets the package's timeouts
 	oldW, oldF := writeTimeout, farewellTimeout
 	writeTimeout, farewellTimeout = 200*time.Millisecond, 200*time.Millisecond
 	t.Cleanup(func() { writeTimeout, farewellTimeout = oldW, oldF })
@@ -586,7 +586,7 @@ func TestClientHangupSignalSaysBye(t *testing.T) {
 // ctrl+s, a client resumed) takes in what was sent and then the exit frame
 // saying why; the stream is whole to the end.
 func TestStalledClientHearsWhy(t *testing.T) {
-	noLeaks(t)
+	noLeaks(t) // not waiting: it sets the package's timeouts
 	old := writeTimeout
 	writeTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { writeTimeout = old })

@@ -104,6 +104,7 @@ func TestParsePaletteAnswer(t *testing.T) {
 // few as the colours (under -race beside a CPU hog, the 20 ms settle this
 // replaced reported the foreground with the default background).
 func TestColorAnswersSlowerThanTheSettle(t *testing.T) {
+	waiting(t)
 	got := make(chan term.Colors, 4)
 	w := newColorWatch(func(c term.Colors) { got <- c })
 	defer w.stop()

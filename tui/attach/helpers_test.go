@@ -23,13 +23,30 @@ const waitLimit = 15 * time.Second
 
 func noLeaks(t *testing.T) {
 	t.Helper()
-	opts := []goleak.Option{
-		goleak.IgnoreCurrent(),
+	t.Cleanup(func() { goleak.VerifyNone(t, leakOptions(goleak.IgnoreCurrent())...) })
+}
+
+// leakOptions are the goroutines a leak check ignores, and extra.
+func leakOptions(extra ...goleak.Option) []goleak.Option {
+	return append(extra,
 		// os/signal's receiver lives for the process once Notify was called.
 		goleak.IgnoreTopFunction("os/signal.signal_recv"),
 		goleak.IgnoreAnyFunction("os/signal.loop"),
+	)
+}
+
+// waiting marks a test that mostly waits (on frame clocks, stall timers, a
+// silent terminal). Under -short it runs beside the package's other waiting
+// tests, and its goroutines are checked for leaks once, after all tests
+// (TestMain): a per-test check would see its neighbours'. In the full tier
+// it runs alone with its own leak check, as before.
+func waiting(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Parallel()
+		return
 	}
-	t.Cleanup(func() { goleak.VerifyNone(t, opts...) })
+	noLeaks(t)
 }
 
 // socketPair is a connected pair of real unix stream sockets.

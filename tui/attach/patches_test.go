@@ -136,7 +136,7 @@ func wantScreen(cols int, rows []string) []string {
 // change one to three rows, now and then all of them, with styles and
 // links that sometimes run on into the next row.
 func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
-	noLeaks(t)
+	waiting(t)
 	const cols, rows = 60, 16
 	rng := rand.New(rand.NewPCG(20, 4))
 	cur := make([]string, rows)
@@ -175,7 +175,7 @@ func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
 // TestIdleScreenWritesNothing: a screen with nothing changing gets no
 // bytes at all (the renderer sleeps until a change: first patch, wake.go).
 func TestIdleScreenWritesNothing(t *testing.T) {
-	noLeaks(t)
+	waiting(t)
 	tt, _ := startSession(t, 80, 24, 60, testModel{})
 	// The start-up is over once the model has its size and environment
 	// (the last messages a program gets unasked), and its frames are out:
@@ -218,7 +218,7 @@ func settled(t *testing.T, tt *terminal, quiet time.Duration) int {
 // arrive), while the patched one draws it at once — 800 ms of room for an
 // echo that takes a few milliseconds, even under -race on a loaded machine.
 func TestKeyAfterQuietSpellDrawsAtOnce(t *testing.T) {
-	noLeaks(t)
+	waiting(t)
 	const interval = time.Second // WithFPS(1)
 	tt, _ := startSession(t, 80, 24, 1, testModel{})
 	tt.waitScreen(t, "size:80x24")
@@ -248,7 +248,7 @@ func TestKeyAfterQuietSpellDrawsAtOnce(t *testing.T) {
 // A key typed right after a frame is drawn at once too, not at the frame
 // clock: the first drawing after a key is its echo (wake.go's keyed).
 func TestKeyRightAfterFrameDrawsAtOnce(t *testing.T) {
-	noLeaks(t)
+	waiting(t)
 	const interval = time.Second // WithFPS(1)
 	tt, _ := startSession(t, 80, 24, 1, testModel{})
 	tt.waitScreen(t, "size:80x24")
@@ -267,7 +267,7 @@ func TestKeyRightAfterFrameDrawsAtOnce(t *testing.T) {
 // A key uncaps one frame, not the frames after it: a flood of changes
 // after a key is drawn once at once and then at the frame clock.
 func TestKeyDoesNotUncapAFlood(t *testing.T) {
-	noLeaks(t)
+	waiting(t)
 	const interval = time.Second // WithFPS(1)
 	keys := make(chan string, 1)
 	tt, s := startSession(t, 80, 24, 1, rowsModel{keys: keys})

@@ -248,7 +248,7 @@ func TestTTYFrameRefused(t *testing.T) {
 // once a write to it has blocked for the write bound, the session ends as
 // kicked, and the exit frame still reaches the client on the socket.
 func TestTTYStalledTerminalIsKicked(t *testing.T) {
-	noLeaks(t)
+	noLeaks(t) // not waiting: it sets the package's timeouts
 	old := writeTimeout
 	writeTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { writeTimeout = old })
