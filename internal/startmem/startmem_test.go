@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,3 +108,39 @@ func anonHugeKB(t *testing.T, addr uintptr) (int, bool) {
 	}
 	return 0, false
 }
+
+// TestGrowStackMovesTheStackOnce: calling growStack on a fresh goroutine
+// moves its stack (a stack variable's address changes: the runtime copied
+// the stack to a larger one), and afterwards a call needing 40 KB of stack
+// does not move it again — one copy, not the doubling 2 → 4 → … KB copies
+// a goroutine otherwise makes. No garbage collection runs meanwhile (one
+// could shrink the stack).
+func TestGrowStackMovesTheStackOnce(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	got := make(chan [3]uintptr, 1)
+	go func() {
+		var x byte
+		before := uintptr(unsafe.Pointer(&x))
+		growStack(0)
+		grown := uintptr(unsafe.Pointer(&x))
+		use40K(1)
+		got <- [3]uintptr{before, grown, uintptr(unsafe.Pointer(&x))}
+	}()
+	a := <-got
+	if a[0] == a[1] {
+		t.Fatal("growStack did not move the goroutine's stack: its 60 KB frame is gone (the compiler dropped it?)")
+	}
+	if a[1] != a[2] {
+		t.Fatal("a 40 KB call after growStack moved the stack again: growStack did not grow it to 64 KB")
+	}
+}
+
+//go:noinline
+func use40K(n int) byte {
+	var frame [40 << 10]byte
+	fill40K(&frame, n)
+	return frame[n]
+}
+
+//go:noinline
+func fill40K(frame *[40 << 10]byte, n int) { frame[n] = byte(n) }
