@@ -2,9 +2,10 @@ package workers
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // Vars are the values an argv template's placeholders expand to.
@@ -41,7 +42,7 @@ var placeholders = []string{
 // argument longer than 128 KiB (MAX_ARG_STRLEN) with E2BIG.
 const MaxArgPrompt = 128<<10 - 1
 
-var placeholderRE = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9]*(\.\.\.)?\}`)
+var placeholderRE = &lazyre.Regexp{Pattern: `\{[A-Za-z][A-Za-z0-9]*(\.\.\.)?\}`}
 
 // checkCommand validates an argv template: a non-empty program and only
 // known placeholders, each a whole token. promptOn file needs {promptPath}.
@@ -50,7 +51,7 @@ func checkCommand(argv []string, promptOn string) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("is empty; give the program and its arguments, e.g. [\"codex\", \"exec\", \"--model\", \"{model}\", \"-\"]")
 	}
-	if argv[0] == "" || placeholderRE.MatchString(argv[0]) {
+	if argv[0] == "" || placeholderRE.Get().MatchString(argv[0]) {
 		return fmt.Errorf("[0] is %q; the first token must name the program", argv[0])
 	}
 	hasPrompt := false
@@ -64,10 +65,10 @@ func checkCommand(argv []string, promptOn string) error {
 			}
 			continue
 		}
-		if placeholderRE.MatchString(tok) && placeholderRE.FindString(tok) == tok {
+		if placeholderRE.Get().MatchString(tok) && placeholderRE.Get().FindString(tok) == tok {
 			return fmt.Errorf("[%d] is the unknown placeholder %s (known: %s)", i, tok, strings.Join(placeholders, " "))
 		}
-		for _, m := range placeholderRE.FindAllString(tok, -1) {
+		for _, m := range placeholderRE.Get().FindAllString(tok, -1) {
 			if slices.Contains(placeholders, m) {
 				return fmt.Errorf("[%d] %q embeds %s in other text; a placeholder must be a whole argv token (write it as its own token)", i, tok, m)
 			}

@@ -177,7 +177,7 @@ func preflight(a *execArgs) (*plan, *preflightError) {
 		// Without one the CLI picks its own id and nothing downstream can
 		// map that session back to this worker (seed 004).
 		p.sessionID = NewSessionID()
-	} else if !uuidRE().MatchString(p.sessionID) {
+	} else if !uuidRE.Get().MatchString(p.sessionID) {
 		return nil, refuse(exitUsage, "--session-id is %q; expected a UUID such as 0b7c4c1e-8f0a-4d3e-9a51-2f6c7d8e9f01 (claude and gemini take only UUIDs)", p.sessionID)
 	}
 	if a.idle != "" {

@@ -162,7 +162,7 @@ func TestExecArgs(t *testing.T) {
 	}
 	got := ExecArgs(root, jobs[0], PresentationLive)
 	// A job without a session id gets a fresh one per dispatch (seed 004).
-	if len(got) != 13 || got[9] != "--session-id" || !uuidRE().MatchString(got[10]) {
+	if len(got) != 13 || got[9] != "--session-id" || !uuidRE.Get().MatchString(got[10]) {
 		t.Fatalf("ExecArgs = %q: want a --session-id UUID", got)
 	}
 	if again := ExecArgs(root, jobs[0], PresentationLive); again[10] == got[10] {

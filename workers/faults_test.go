@@ -132,7 +132,7 @@ func TestExecSessionIDs(t *testing.T) {
 		t.Fatalf("claude: exit %d, stderr %q", w.code, w.stderr)
 	}
 	sc := terminal(t, prompt, state.StatusCompleted, 0)
-	if !uuidRE().MatchString(sc.SessionID) {
+	if !uuidRE.Get().MatchString(sc.SessionID) {
 		t.Fatalf("sidecar sessionId %q: none issued", sc.SessionID)
 	}
 	// The fake claude's argv check accepted --session-id <uuid>, and its

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // DefaultLogLimit is the size at which a worker's log is rotated:
@@ -142,13 +144,13 @@ func (t *transcript) snapshot() (head, tail []byte) {
 
 // escRE matches terminal escape sequences: CSI, OSC (BEL or ST ended), and
 // other two-byte escapes.
-var escRE = lazyRE(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[ -/][0-~]`)
+var escRE = &lazyre.Regexp{Pattern: `\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[ -/][0-~]`}
 
 // plainLines turns raw terminal output into its lines of text: escapes
 // removed, a carriage return keeping what was drawn after it, other control
 // characters dropped, invalid UTF-8 replaced.
 func plainLines(raw []byte) []string {
-	s := escRE().ReplaceAllString(strings.ToValidUTF8(string(raw), "\uFFFD"), "")
+	s := escRE.Get().ReplaceAllString(strings.ToValidUTF8(string(raw), "\uFFFD"), "")
 	var out []string
 	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimRight(line, "\r")
@@ -167,16 +169,16 @@ func plainLines(raw []byte) []string {
 }
 
 // errorWordRE recognises a line that reports a failure.
-var errorWordRE = lazyRE(`(?i)\b(error|errors|fail(ed|s|ure)?|cannot|can't|could not|unable|not supported|not (inside|running|allowed|found|trusted)|refus\w*|invalid|denied|forbidden|unauthori[sz]ed|must|missing|exceeded|panic|fatal)\b`)
+var errorWordRE = &lazyre.Regexp{Pattern: `(?i)\b(error|errors|fail(ed|s|ure)?|cannot|can't|could not|unable|not supported|not (inside|running|allowed|found|trusted)|refus\w*|invalid|denied|forbidden|unauthori[sz]ed|must|missing|exceeded|panic|fatal)\b`}
 
 // strongErrorRE recognises a line that announces an error outright
 // ("ERROR …", "Error: …", "fatal: …"): it wins over a later line that only
 // mentions a failure (Ink's "Read about how to prevent this error").
-var strongErrorRE = lazyRE(`(?i)^\W{0,4}(error|fatal|panic)\b|\b\w*Error:`)
+var strongErrorRE = &lazyre.Regexp{Pattern: `(?i)^\W{0,4}(error|fatal|panic)\b|\b\w*Error:`}
 
 // stackLineRE recognises the frames of a stack trace, which are never the
 // message.
-var stackLineRE = lazyRE(`^(at |-\s|\(|[\w$.<>\[\]]+\s*\(.*:\d+(:\d+)?\)$)|\.(js|ts|mjs|cjs|go|py|rs):\d+|^\^+$|^[│|╭╰─╮╯\s]+$`)
+var stackLineRE = &lazyre.Regexp{Pattern: `^(at |-\s|\(|[\w$.<>\[\]]+\s*\(.*:\d+(:\d+)?\)$)|\.(js|ts|mjs|cjs|go|py|rs):\d+|^\^+$|^[│|╭╰─╮╯\s]+$`}
 
 // lastErrorLine is the line of the CLI's output that says why it failed:
 // the last line announcing an error, else the last line naming a failure,
@@ -196,16 +198,16 @@ func lastErrorLine(raw []byte) string {
 			}
 			continue
 		}
-		if stackLineRE().MatchString(l) {
+		if stackLineRE.Get().MatchString(l) {
 			continue
 		}
-		if strongErrorRE().MatchString(l) {
+		if strongErrorRE.Get().MatchString(l) {
 			return clip(l)
 		}
 		if lastText == "" {
 			lastText = l
 		}
-		if lastFailure == "" && errorWordRE().MatchString(l) {
+		if lastFailure == "" && errorWordRE.Get().MatchString(l) {
 			lastFailure = l
 		}
 	}
@@ -260,13 +262,13 @@ func clip(s string) string {
 
 // sessionLineRE finds the session id a CLI prints about itself
 // ("session id: 0199a213-…", codex's header; escapes removed first).
-var sessionLineRE = lazyRE(`(?i)session[ _-]?id"?\s*[:=]\s*"?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+var sessionLineRE = &lazyre.Regexp{Pattern: `(?i)session[ _-]?id"?\s*[:=]\s*"?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`}
 
 // printedSessionID is the session id the CLI printed near the start of its
 // output, or "".
 func printedSessionID(head []byte) string {
 	for _, l := range plainLines(head) {
-		if m := sessionLineRE().FindStringSubmatch(l); m != nil {
+		if m := sessionLineRE.Get().FindStringSubmatch(l); m != nil {
 			return strings.ToLower(m[1])
 		}
 	}

@@ -8,12 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // NewSessionID returns a random (version 4) UUID: the session id a
@@ -26,13 +26,7 @@ func NewSessionID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// lazyRE compiles a pattern on first use: the headless commands that load
-// this package never pay for the wrapper's patterns at init.
-func lazyRE(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
-
-var uuidRE = lazyRE(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = &lazyre.Regexp{Pattern: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`}
 
 // fileKind names what a file that is not a regular file is.
 func fileKind(m fs.FileMode) string {

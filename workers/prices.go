@@ -1,8 +1,9 @@
 package workers
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // ServedPrice is the list price of a model a provider's CLI reports
@@ -109,7 +110,7 @@ var claudeServed = []ServedPrice{
 var simPricing = Pricing{Input: 2.0, CachedInput: 0.10, Output: 10.0}
 
 // snapshotRE is the date suffix of a model snapshot: 20250929, 2025-09-29.
-var snapshotRE = regexp.MustCompile(`^\d{4}-?\d{2}-?\d{2}$`)
+var snapshotRE = &lazyre.Regexp{Pattern: `^\d{4}-?\d{2}-?\d{2}$`}
 
 // PriceOf returns the price of model as the provider knows it: its row
 // (by execution value or id), a name it accepts without a row (the sim's
@@ -195,7 +196,7 @@ func (p *Provider) served(model string) *ServedPrice {
 		if s.Model == model {
 			return s
 		}
-		if rest, ok := strings.CutPrefix(model, s.Model+"-"); ok && snapshotRE.MatchString(rest) && (best == nil || len(s.Model) > len(best.Model)) {
+		if rest, ok := strings.CutPrefix(model, s.Model+"-"); ok && snapshotRE.Get().MatchString(rest) && (best == nil || len(s.Model) > len(best.Model)) {
 			best = s
 		}
 	}

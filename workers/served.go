@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/okstra/cockpit/internal/lazyre"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -176,13 +177,13 @@ func exactRefs(p *Provider, served string) []string {
 }
 
 // snapshotSuffixRE is a dated snapshot's suffix: -20250805, -2025-08-07.
-var snapshotSuffixRE = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+var snapshotSuffixRE = &lazyre.Regexp{Pattern: `-(\d{8}|\d{4}-\d{2}-\d{2})$`}
 
 // snapshotRefs: the row served names, as given or without a dated
 // snapshot suffix (OpenAI's gpt-5-2025-08-07 is row gpt-5). Codex.
 func snapshotRefs(p *Provider, served string) []string {
 	refs := exactRefs(p, served)
-	return addRef(refs, p.rowRef(snapshotSuffixRE.ReplaceAllString(served, "")))
+	return addRef(refs, p.rowRef(snapshotSuffixRE.Get().ReplaceAllString(served, "")))
 }
 
 // claudeRefs: the row served names, as given or without its snapshot
@@ -209,7 +210,7 @@ func claudeRefs(p *Provider, served string) []string {
 
 // geminiSuffixRE is what gemini model names carry past the model itself: a
 // release stage, a variant, a dated or numbered version.
-var geminiSuffixRE = regexp.MustCompile(`-(preview|customtools|latest|exp|\d{2}-\d{2}|\d{3})$`)
+var geminiSuffixRE = &lazyre.Regexp{Pattern: `-(preview|customtools|latest|exp|\d{2}-\d{2}|\d{3})$`}
 
 // geminiTierRE finds the tier of a Gemini name: gemini-3.1-pro-… → pro.
 var geminiTierRE = regexp.MustCompile(`^gemini-[0-9.]+-(pro|flash-lite|flash)(-|$)`)
@@ -222,7 +223,7 @@ var geminiTierRE = regexp.MustCompile(`^gemini-[0-9.]+-(pro|flash-lite|flash)(-|
 func geminiRefs(p *Provider, served string) []string {
 	refs := exactRefs(p, served)
 	for name := served; ; {
-		short := geminiSuffixRE.ReplaceAllString(name, "")
+		short := geminiSuffixRE.Get().ReplaceAllString(name, "")
 		if short == name {
 			break
 		}

@@ -2,8 +2,9 @@ package approval
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // Row statuses.
@@ -86,11 +87,11 @@ type Resolution struct {
 	ResolvedAt      string `json:"resolvedAt"`
 }
 
-var idRE = regexp.MustCompile(`^C-[0-9]+$`)
+var idRE = &lazyre.Regexp{Pattern: `^C-[0-9]+$`}
 
 // CheckID checks that id is a clarification id: "C-" and digits.
 func CheckID(id string) error {
-	if !idRE.MatchString(id) {
+	if !idRE.Get().MatchString(id) {
 		return fmt.Errorf("%q is not a clarification id; use C- and digits, e.g. C-007", id)
 	}
 	return nil

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 	"github.com/okstra/cockpit/state"
 )
 
@@ -243,7 +244,7 @@ func (s *Sidecar) Entry(id string) *Section {
 	return nil
 }
 
-var bulletRE = regexp.MustCompile(`^- ([^:]+): ?(.*)$`)
+var bulletRE = &lazyre.Regexp{Pattern: `^- ([^:]+): ?(.*)$`}
 
 // ParseSidecar reads a user-response sidecar. It accepts anything: lines it
 // does not understand are kept as written.
@@ -255,7 +256,7 @@ func ParseSidecar(data []byte) *Sidecar {
 		if h, ok := strings.CutPrefix(line, "## "); ok {
 			cur = &Section{Heading: strings.TrimSpace(h)}
 			switch {
-			case idRE.MatchString(cur.Heading):
+			case idRE.Get().MatchString(cur.Heading):
 				s.Entries = append(s.Entries, cur)
 			case cur.Heading == HeadingPlanDecision:
 				s.PlanDecision = cur
@@ -267,7 +268,7 @@ func ParseSidecar(data []byte) *Sidecar {
 			continue
 		}
 		if cur == nil {
-			switch m := bulletRE.FindStringSubmatch(line); {
+			switch m := bulletRE.Get().FindStringSubmatch(line); {
 			case strings.HasPrefix(line, "# ") && s.Title == "":
 				s.Title = strings.TrimPrefix(line, "# ")
 			case m != nil && m[1] == "Created At":
@@ -279,7 +280,7 @@ func ParseSidecar(data []byte) *Sidecar {
 			}
 			continue
 		}
-		if m := bulletRE.FindStringSubmatch(line); m != nil {
+		if m := bulletRE.Get().FindStringSubmatch(line); m != nil {
 			cur.Fields = append(cur.Fields, Field{Key: m[1], Value: unquote(m[2]), raw: line})
 		} else {
 			cur.Fields = append(cur.Fields, Field{Value: line, raw: line})
@@ -331,7 +332,7 @@ type RunMeta struct {
 	Seq      string
 }
 
-var reportNameRE = regexp.MustCompile(`^final-report-(.+)-([0-9]+)(?:\.[^/]*)?\.md$`)
+var reportNameRE = &lazyre.Regexp{Pattern: `^final-report-(.+)-([0-9]+)(?:\.[^/]*)?\.md$`}
 
 // InferRunMeta reads task key, task type and run seq from a report path laid
 // out as okstra lays it out:
@@ -340,7 +341,7 @@ var reportNameRE = regexp.MustCompile(`^final-report-(.+)-([0-9]+)(?:\.[^/]*)?\.
 func InferRunMeta(reportPath string) RunMeta {
 	var m RunMeta
 	p := filepath.ToSlash(reportPath)
-	if mm := reportNameRE.FindStringSubmatch(filepath.Base(p)); mm != nil {
+	if mm := reportNameRE.Get().FindStringSubmatch(filepath.Base(p)); mm != nil {
 		m.TaskType, m.Seq = mm[1], mm[2]
 	}
 	parts := strings.Split(p, "/")

@@ -9,9 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/okstra/cockpit/internal/lazyre"
 )
 
 // Homes are where the CLIs keep their files, resolved the way each CLI
@@ -43,13 +44,13 @@ func HomesFromEnv(getenv func(string) string) Homes {
 	return Homes{Claude: pick("CLAUDE_CONFIG_DIR", ".claude"), Codex: pick("CODEX_HOME", ".codex"), Kimi: pick("KIMI_SHARE_DIR", ".kimi"), Gemini: gemini}
 }
 
-var notAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+var notAlnum = &lazyre.Regexp{Pattern: `[^A-Za-z0-9]`}
 
 // ClaudeProjectDir is claude's directory of the sessions started in cwd:
 // <claude home>/projects/<cwd with every character that is not a letter or
 // a digit replaced by '-'>.
 func (h Homes) ClaudeProjectDir(cwd string) string {
-	return filepath.Join(h.Claude, "projects", notAlnum.ReplaceAllString(cwd, "-"))
+	return filepath.Join(h.Claude, "projects", notAlnum.Get().ReplaceAllString(cwd, "-"))
 }
 
 // ClaudeSession is the session transcript of session id started in cwd.
@@ -85,7 +86,7 @@ func (h Homes) KimiWorkDir(cwd string) string {
 // ("session id: 0199a213-81c0-7800-8aa1-bbab2a035a53"), in text with its
 // terminal escapes removed: under a PTY codex writes the label in bold,
 // "\x1b[1msession id:\x1b[0m 0199…".
-var codexSessionRE = regexp.MustCompile(`session id: ([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`)
+var codexSessionRE = &lazyre.Regexp{Pattern: `session id: ([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`}
 
 // CodexSessionFromLog reads the session id codex exec printed near the
 // top of its log (the first 32 KiB); "" when it is not there (yet).
@@ -97,7 +98,7 @@ func CodexSessionFromLog(log string) string {
 	defer f.Close()
 	buf := make([]byte, 32<<10)
 	n, _ := io.ReadFull(f, buf)
-	if m := codexSessionRE.FindSubmatch(StripEscapes(buf[:n])); m != nil {
+	if m := codexSessionRE.Get().FindSubmatch(StripEscapes(buf[:n])); m != nil {
 		return strings.ToLower(string(m[1]))
 	}
 	return ""
@@ -108,7 +109,7 @@ func CodexSessionFromLog(log string) string {
 // header): "model rerouted: gpt-6.1-sol -> gpt-6-luna", in text with its
 // terminal escapes removed. codex 0.171 keeps only the model it asked for
 // in its rollout.
-var codexRerouteRE = regexp.MustCompile(`model rerouted: (\S+) -> (\S+)`)
+var codexRerouteRE = &lazyre.Regexp{Pattern: `model rerouted: (\S+) -> (\S+)`}
 
 var kwRerouted = []byte("rerouted:")
 
@@ -125,7 +126,7 @@ func CodexRerouteFromLog(log string) string {
 	for {
 		line, err := r.ReadSlice('\n')
 		if bytes.Contains(line, kwRerouted) {
-			if m := codexRerouteRE.FindSubmatch(StripEscapes(line)); m != nil {
+			if m := codexRerouteRE.Get().FindSubmatch(StripEscapes(line)); m != nil {
 				last = string(m[2])
 			}
 		}

@@ -119,7 +119,7 @@ func TestTrackClaudeSession(t *testing.T) {
 	tr := NewTracker(cat, h)
 	id := "5b1f3c3e-2f4a-4d0e-9a59-0d3c2f6b8a11"
 	w := tr.Add(Dispatch{ID: "d1", Provider: "claude", Model: "sonnet", Cwd: root, SessionID: id, Started: time.Now()})
-	want := filepath.Join(h.Claude, "projects", notAlnum.ReplaceAllString(root, "-"), id+".jsonl")
+	want := filepath.Join(h.Claude, "projects", notAlnum.Get().ReplaceAllString(root, "-"), id+".jsonl")
 	if len(w) != 1 || w[0].Path != want {
 		t.Fatalf("watches = %v, want %s", w, want)
 	}
