@@ -2,6 +2,7 @@ package wizard
 
 import (
 	"image/color"
+	"sync/atomic"
 
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
@@ -76,61 +77,81 @@ func NewStyles(p Palette, noColor bool) Styles {
 }
 
 // HuhTheme is the form's theme in the same tokens: huh's base theme with the
-// cockpit's colours, or with none.
+// cockpit's colours, or with none. huh asks a field's theme for its styles
+// every time it draws or measures the field (each option of a select, each
+// key), and a ThemeFunc builds them anew each time: ≈40% of the wizard's
+// CPU went to rebuilding one unchanging theme. So the styles are built once
+// per background (light, dark) and shared; huh reads them and never writes
+// to them.
 func (st Styles) HuhTheme() huh.Theme {
+	var built [2]atomic.Pointer[huh.Styles]
 	return huh.ThemeFunc(func(isDark bool) *huh.Styles {
-		t := huh.ThemeBase(isDark)
-		p := st.palette
-		fg := func(base lipgloss.Style, c color.Color) lipgloss.Style {
-			if st.NoColor {
-				return base
-			}
-			return base.Foreground(c)
+		i := 0
+		if isDark {
+			i = 1
 		}
-		f := &t.Focused
-		f.Base = f.Base.BorderForeground(p.Accent)
-		if st.NoColor {
-			f.Base = f.Base.UnsetBorderForeground()
+		if t := built[i].Load(); t != nil {
+			return t
 		}
-		f.Card = f.Base
-		f.Title = fg(f.Title, p.Accent).Bold(true)
-		f.NoteTitle = fg(f.NoteTitle, p.Accent).Bold(true)
-		f.Description = fg(f.Description, p.Muted)
-		f.ErrorIndicator = fg(f.ErrorIndicator, p.Bad)
-		f.ErrorMessage = fg(f.ErrorMessage, p.Bad)
-		f.SelectSelector = fg(f.SelectSelector, p.Accent)
-		f.NextIndicator = fg(f.NextIndicator, p.Accent)
-		f.PrevIndicator = fg(f.PrevIndicator, p.Accent)
-		f.Option = lipgloss.NewStyle()
-		f.MultiSelectSelector = fg(f.MultiSelectSelector, p.Accent)
-		f.SelectedOption = fg(f.SelectedOption, p.Good)
-		f.SelectedPrefix = fg(lipgloss.NewStyle().SetString("[x] "), p.Good)
-		f.UnselectedPrefix = lipgloss.NewStyle().SetString("[ ] ")
-		f.UnselectedOption = lipgloss.NewStyle()
-		f.TextInput.Cursor = fg(f.TextInput.Cursor, p.Accent)
-		f.TextInput.Placeholder = fg(lipgloss.NewStyle(), p.Muted)
-		if st.NoColor {
-			f.TextInput.Placeholder = f.TextInput.Placeholder.Faint(true)
-			f.FocusedButton = lipgloss.NewStyle().Padding(0, 2).MarginRight(1).Reverse(true)
-			f.BlurredButton = lipgloss.NewStyle().Padding(0, 2).MarginRight(1)
-		} else {
-			f.FocusedButton = f.FocusedButton.Foreground(lipgloss.Color("0")).Background(p.Accent)
-			f.BlurredButton = f.BlurredButton.Foreground(p.Muted).UnsetBackground()
-		}
-		f.TextInput.Prompt = fg(f.TextInput.Prompt, p.Accent)
-
-		b := &t.Blurred
-		*b = *f
-		b.Base = b.Base.BorderStyle(lipgloss.HiddenBorder())
-		b.Card = b.Base
-		b.Title = fg(lipgloss.NewStyle(), p.Muted)
-		b.MultiSelectSelector = lipgloss.NewStyle().SetString("  ")
-		b.NextIndicator = lipgloss.NewStyle()
-		b.PrevIndicator = lipgloss.NewStyle()
-		t.Group.Title = f.Title
-		t.Group.Description = f.Description
-		return t
+		t := st.huhStyles(isDark)
+		built[i].CompareAndSwap(nil, t)
+		return built[i].Load()
 	})
+}
+
+// huhStyles builds HuhTheme's styles for one background.
+func (st Styles) huhStyles(isDark bool) *huh.Styles {
+	t := huh.ThemeBase(isDark)
+	p := st.palette
+	fg := func(base lipgloss.Style, c color.Color) lipgloss.Style {
+		if st.NoColor {
+			return base
+		}
+		return base.Foreground(c)
+	}
+	f := &t.Focused
+	f.Base = f.Base.BorderForeground(p.Accent)
+	if st.NoColor {
+		f.Base = f.Base.UnsetBorderForeground()
+	}
+	f.Card = f.Base
+	f.Title = fg(f.Title, p.Accent).Bold(true)
+	f.NoteTitle = fg(f.NoteTitle, p.Accent).Bold(true)
+	f.Description = fg(f.Description, p.Muted)
+	f.ErrorIndicator = fg(f.ErrorIndicator, p.Bad)
+	f.ErrorMessage = fg(f.ErrorMessage, p.Bad)
+	f.SelectSelector = fg(f.SelectSelector, p.Accent)
+	f.NextIndicator = fg(f.NextIndicator, p.Accent)
+	f.PrevIndicator = fg(f.PrevIndicator, p.Accent)
+	f.Option = lipgloss.NewStyle()
+	f.MultiSelectSelector = fg(f.MultiSelectSelector, p.Accent)
+	f.SelectedOption = fg(f.SelectedOption, p.Good)
+	f.SelectedPrefix = fg(lipgloss.NewStyle().SetString("[x] "), p.Good)
+	f.UnselectedPrefix = lipgloss.NewStyle().SetString("[ ] ")
+	f.UnselectedOption = lipgloss.NewStyle()
+	f.TextInput.Cursor = fg(f.TextInput.Cursor, p.Accent)
+	f.TextInput.Placeholder = fg(lipgloss.NewStyle(), p.Muted)
+	if st.NoColor {
+		f.TextInput.Placeholder = f.TextInput.Placeholder.Faint(true)
+		f.FocusedButton = lipgloss.NewStyle().Padding(0, 2).MarginRight(1).Reverse(true)
+		f.BlurredButton = lipgloss.NewStyle().Padding(0, 2).MarginRight(1)
+	} else {
+		f.FocusedButton = f.FocusedButton.Foreground(lipgloss.Color("0")).Background(p.Accent)
+		f.BlurredButton = f.BlurredButton.Foreground(p.Muted).UnsetBackground()
+	}
+	f.TextInput.Prompt = fg(f.TextInput.Prompt, p.Accent)
+
+	b := &t.Blurred
+	*b = *f
+	b.Base = b.Base.BorderStyle(lipgloss.HiddenBorder())
+	b.Card = b.Base
+	b.Title = fg(lipgloss.NewStyle(), p.Muted)
+	b.MultiSelectSelector = lipgloss.NewStyle().SetString("  ")
+	b.NextIndicator = lipgloss.NewStyle()
+	b.PrevIndicator = lipgloss.NewStyle()
+	t.Group.Title = f.Title
+	t.Group.Description = f.Description
+	return t
 }
 
 // displayWidth is the number of cells s takes (Hangul takes two).
