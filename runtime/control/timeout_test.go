@@ -109,7 +109,7 @@ func TestClientCallsAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		cctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond) // three ping timeouts
 		defer cancel()
 		if _, err := Gate.Call(cctx, c, GateParams{}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a gate on an engine that answers pings: %v, want it to wait until the caller's deadline", err)

@@ -108,6 +108,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// -short: the parallel tests (TestFrozenEventsClientIsDropped's write
+	// stall and those beside it) mostly wait.
+	testenv.ParallelShort(8)
 	code := testenv.Private(m).Run()
 	fixture.Cleanup() // the fake providers' directory (TestEngineDeathIsNotAClosedPane)
 	os.Exit(code)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/runtime/internal/runtest"
 	"github.com/okstra/cockpit/state"
 	"github.com/okstra/cockpit/state/approval"
@@ -125,7 +126,7 @@ func TestAnUnreadableSidecarOfADeadWrapperSettlesError(t *testing.T) {
 	if err != nil || rep.Liveness != Dead || !strings.Contains(rep.Reason, "cannot be read") {
 		t.Fatalf("liveness of the unreadable sidecar: %+v, %v", rep, err)
 	}
-	res, err := Await(context.Background(), run, 2*time.Second)
+	res, err := Await(context.Background(), run, testenv.Scale(time.Second))
 	if !errors.Is(err, ErrAwaitTimeout) {
 		t.Fatalf("await: %v (it must wait on the third worker, not fail)", err)
 	}

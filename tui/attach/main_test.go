@@ -16,6 +16,9 @@ import (
 // Under -short, where the waiting tests run side by side without a leak
 // check each (waiting), it checks once that no goroutine outlived them.
 func TestMain(m *testing.M) {
+	// -short runs the waiting tests (waiting) side by side: they wait on
+	// frame clocks and quiet spells, not on the CPU.
+	testenv.ParallelShort(8)
 	code := testenv.Private(m).Run()
 	if code == 0 && testing.Short() {
 		if err := goleak.Find(leakOptions()...); err != nil {
