@@ -11,18 +11,20 @@ import "unsafe"
 // Two plain stores or loads per cell instead of five field accesses. On a
 // big-endian machine the field-by-field loops are used instead.
 
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
-
-func init() {
-	var c Cell
-	if unsafe.Sizeof(c) != 16 || unsafe.Offsetof(c.Fg) != 4 || unsafe.Offsetof(c.Bg) != 8 ||
-		unsafe.Offsetof(c.Attr) != 12 || unsafe.Offsetof(c.Ext) != 14 {
-		panic("vt: Cell layout is not the one fast.go assumes")
-	}
-}
+// Cell's layout, checked by the compiler (an array length below zero or a
+// constant overflow fails the build): the words above assume it.
+type (
+	_ [unsafe.Sizeof(Cell{}) - 16]struct{}
+	_ [16 - unsafe.Sizeof(Cell{})]struct{}
+	_ [unsafe.Offsetof(Cell{}.Fg) - 4]struct{}
+	_ [4 - unsafe.Offsetof(Cell{}.Fg)]struct{}
+	_ [unsafe.Offsetof(Cell{}.Bg) - 8]struct{}
+	_ [8 - unsafe.Offsetof(Cell{}.Bg)]struct{}
+	_ [unsafe.Offsetof(Cell{}.Attr) - 12]struct{}
+	_ [12 - unsafe.Offsetof(Cell{}.Attr)]struct{}
+	_ [unsafe.Offsetof(Cell{}.Ext) - 14]struct{}
+	_ [14 - unsafe.Offsetof(Cell{}.Ext)]struct{}
+)
 
 // fillASCII writes src into dst (len(dst) == len(src)) with one style.
 func fillASCII(dst []Cell, src []byte, fg, bg Color, attr Attr, ext uint16) {

@@ -251,17 +251,17 @@ func appendASCIIRun(dst []byte, words []uint64, x, end int, fgw, style uint64) (
 	return dst[:n+k], k
 }
 
-// decimal holds "0".."255", the numbers SGR output is made of.
-var decimal = func() (t [256]string) {
-	for i := range t {
-		t[i] = strconv.Itoa(i)
-	}
-	return t
-}()
-
+// appendDec appends v in decimal. SGR output is made of numbers 0..255,
+// written digit by digit: no table to build at init (every command of the
+// binary would pay for it) and no call into strconv.
 func appendDec(dst []byte, v int64) []byte {
-	if v >= 0 && v < 256 {
-		return append(dst, decimal[v]...)
+	switch {
+	case v >= 0 && v < 10:
+		return append(dst, byte('0'+v))
+	case v >= 10 && v < 100:
+		return append(dst, byte('0'+v/10), byte('0'+v%10))
+	case v >= 100 && v < 256:
+		return append(dst, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
 	}
 	return strconv.AppendInt(dst, v, 10)
 }
