@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/okstra/cockpit/state/internal/rawjson"
@@ -53,7 +54,9 @@ const (
 
 var teamStateNames = []string{tsTeamName, tsTeamCreate, tsWorkers, tsWorkerDispatches}
 
-var teamStateFields = rawjson.NewFields(teamStateNames...)
+// teamStateFields matches member names spelt otherwise than the tags spell
+// them; made on first use (an init would cost every command).
+var teamStateFields = sync.OnceValue(func() *rawjson.Fields { return rawjson.NewFields(teamStateNames...) })
 
 // teamStateMember returns the TeamState member key names, or "".
 func teamStateMember(key []byte) string {
@@ -67,7 +70,7 @@ func teamStateMember(key []byte) string {
 	case `"workerDispatches"`:
 		return tsWorkerDispatches
 	}
-	name, _ := teamStateFields.Match(key)
+	name, _ := teamStateFields().Match(key)
 	return name
 }
 

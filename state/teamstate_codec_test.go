@@ -92,8 +92,8 @@ func TestTeamStateCodecKnowsEveryMember(t *testing.T) {
 	}
 }
 
-// The init-time check refuses a Dispatch the codec's memory comparison
-// would get wrong.
+// The layout check (the test, not an init: teamstate_dispatch.go) refuses
+// a Dispatch the codec's memory comparison would get wrong.
 func TestDispatchLayoutCheck(t *testing.T) {
 	if err := checkDispatchLayout(reflect.TypeFor[Dispatch]()); err != nil {
 		t.Fatal(err)
@@ -304,4 +304,28 @@ func uniqueID(ts *TeamState) string {
 			return id
 		}
 	}
+}
+
+// checkDispatchLayout checks what dispatchBytes assumes of t: its fields
+// are strings, ints and *ints only, laid end to end with no padding, so two
+// values with equal fields are equal byte for byte.
+func checkDispatchLayout(t reflect.Type) error {
+	var next uintptr
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case f.Type.Kind() == reflect.String, f.Type.Kind() == reflect.Int,
+			f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Int:
+		default:
+			return fmt.Errorf("%s.%s is a %s; the team-state codec (dispatchBytes, decodeDispatch) handles string, int and *int fields only", t.Name(), f.Name, f.Type)
+		}
+		if f.Offset != next {
+			return fmt.Errorf("%s.%s sits at offset %d, not %d: padding would make dispatchBytes compare unequal copies", t.Name(), f.Name, f.Offset, next)
+		}
+		next += f.Type.Size()
+	}
+	if t.Size() != next {
+		return fmt.Errorf("%s is %d bytes, its fields %d: dispatchBytes compares padding", t.Name(), t.Size(), next)
+	}
+	return nil
 }
