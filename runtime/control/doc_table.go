@@ -15,7 +15,7 @@ import (
 func MethodsTable() string {
 	var b strings.Builder
 	b.WriteString("| method | params | result | client timeout |\n|---|---|---|---|\n")
-	for _, sp := range Methods {
+	for _, sp := range Methods() {
 		params, result := sp.ParamsDoc, sp.ResultDoc
 		if params == "" {
 			params = "`" + shape(sp.Params, 0) + "`"
@@ -35,7 +35,8 @@ func MethodsTable() string {
 	return b.String()
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+// timeType is time.Time's type (a function, not a variable: no init).
+func timeType() reflect.Type { return reflect.TypeFor[time.Time]() }
 
 // shape renders t's JSON shape: an object's fields by their JSON names.
 func shape(t reflect.Type, depth int) string {
@@ -43,12 +44,12 @@ func shape(t reflect.Type, depth int) string {
 		t = t.Elem()
 	}
 	switch {
-	case t == timeType:
+	case t == timeType():
 		return "time"
 	case t.Kind() == reflect.Struct:
 		fields := structFields(t, depth)
 		return "{" + strings.Join(fields, ", ") + "}"
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct && t.Elem() != timeType:
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct && t.Elem() != timeType():
 		return "[" + shape(t.Elem(), depth) + "]"
 	}
 	return ""

@@ -43,7 +43,7 @@ func TestProtocolDocTable(t *testing.T) {
 // connection serves itself has a server side, and names are unique.
 func TestEveryMethodIsServed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, sp := range Methods {
+	for _, sp := range Methods() {
 		if seen[sp.Name] {
 			t.Fatalf("method %s is in the table twice", sp.Name)
 		}

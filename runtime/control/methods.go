@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/okstra/cockpit/runtime/view"
@@ -102,30 +103,35 @@ func spec[P, R any](m Method[P, R], note string, handle func(s *Server, c *conn,
 	return sp
 }
 
-// Methods is the protocol's table, in the order docs/PROTOCOL.md lists it.
-var Methods = []Spec{
-	spec(Hello, "the first request on a connection; a different version is refused with code `version`", nil),
-	spec(OpenPane, "the program starts at the size the screen's layout gives the pane once the `following` further panes of the caller's batch are open too (`team dispatch` passes the rest of its batch)",
-		func(s *Server, _ *conn, p OpenPaneParams) (OpenPaneResult, error) { return s.h.OpenPane(p) }),
-	spec(ClosePanes, "`closed`: those that were open (never the lead pane)",
-		func(s *Server, _ *conn, p ClosePanesParams) (ClosePanesResult, error) { return s.h.ClosePanes(p) }),
-	spec(ListPanes, "", func(s *Server, _ *conn, _ Empty) (ListPanesResult, error) { return s.h.ListPanes(), nil }),
-	withDoc(spec(View, "", func(s *Server, _ *conn, _ Empty) (view.RunView, error) { return s.h.View(), nil }), "", "the run view the screen draws (`view.RunView`)"),
-	spec(Gate, "blocks until the human answers; withdrawn if the client hangs up",
-		func(s *Server, c *conn, p GateParams) (GateResult, error) { return s.h.Gate(c.ctx, p) }),
-	withServe(spec(Subscribe, "then events on this connection (\"Events\" below)", nil), serveSubscribe),
-	spec(Attach, "then the connection carries the screen's frames (\"Attached screens\" below)", nil),
-	spec(Status, "what `cockpit ls` shows: open panes (the lead's included), the current batch's counts, the waiting gates' ids, oldest first, the attached screens, and the run's priced cost so far (`unpriced`: workers with tokens at no known price; `costKnown` false before any usage; docs/COST.md)",
-		func(s *Server, _ *conn, _ Empty) (StatusResult, error) {
-			st := s.h.Status()
-			st.PID, st.ProjectRoot, st.RunManifest, st.Socket = s.hello.PID, s.hello.ProjectRoot, s.hello.RunManifest, s.path
-			return st, nil
-		}),
-	spec(Stop, "at once — the engine ends the run: every attached screen ends with `run-ended`, every pane is closed (the workers write terminal sidecars), the run is settled, the socket goes and the engine exits; `cockpit stop` waits for its pid to be gone",
-		func(s *Server, _ *conn, _ Empty) (Empty, error) { s.h.Stop(); return Empty{}, nil }),
-	spec(Ping, "answered by the server at once; a client waiting on a call without a timeout pings to tell a wedged engine from a slow answer",
-		func(*Server, *conn, Empty) (Empty, error) { return Empty{}, nil }),
-}
+// Methods is the protocol's table, in the order docs/PROTOCOL.md lists it,
+// built on its first use (the server's first request, the docs table):
+// built at init, every command of the binary would pay for it, the
+// headless ones a lead calls included.
+var Methods = sync.OnceValue(func() []Spec {
+	return []Spec{
+		spec(Hello, "the first request on a connection; a different version is refused with code `version`", nil),
+		spec(OpenPane, "the program starts at the size the screen's layout gives the pane once the `following` further panes of the caller's batch are open too (`team dispatch` passes the rest of its batch)",
+			func(s *Server, _ *conn, p OpenPaneParams) (OpenPaneResult, error) { return s.h.OpenPane(p) }),
+		spec(ClosePanes, "`closed`: those that were open (never the lead pane)",
+			func(s *Server, _ *conn, p ClosePanesParams) (ClosePanesResult, error) { return s.h.ClosePanes(p) }),
+		spec(ListPanes, "", func(s *Server, _ *conn, _ Empty) (ListPanesResult, error) { return s.h.ListPanes(), nil }),
+		withDoc(spec(View, "", func(s *Server, _ *conn, _ Empty) (view.RunView, error) { return s.h.View(), nil }), "", "the run view the screen draws (`view.RunView`)"),
+		spec(Gate, "blocks until the human answers; withdrawn if the client hangs up",
+			func(s *Server, c *conn, p GateParams) (GateResult, error) { return s.h.Gate(c.ctx, p) }),
+		withServe(spec(Subscribe, "then events on this connection (\"Events\" below)", nil), serveSubscribe),
+		spec(Attach, "then the connection carries the screen's frames (\"Attached screens\" below)", nil),
+		spec(Status, "what `cockpit ls` shows: open panes (the lead's included), the current batch's counts, the waiting gates' ids, oldest first, the attached screens, and the run's priced cost so far (`unpriced`: workers with tokens at no known price; `costKnown` false before any usage; docs/COST.md)",
+			func(s *Server, _ *conn, _ Empty) (StatusResult, error) {
+				st := s.h.Status()
+				st.PID, st.ProjectRoot, st.RunManifest, st.Socket = s.hello.PID, s.hello.ProjectRoot, s.hello.RunManifest, s.path
+				return st, nil
+			}),
+		spec(Stop, "at once — the engine ends the run: every attached screen ends with `run-ended`, every pane is closed (the workers write terminal sidecars), the run is settled, the socket goes and the engine exits; `cockpit stop` waits for its pid to be gone",
+			func(s *Server, _ *conn, _ Empty) (Empty, error) { s.h.Stop(); return Empty{}, nil }),
+		spec(Ping, "answered by the server at once; a client waiting on a call without a timeout pings to tell a wedged engine from a slow answer",
+			func(*Server, *conn, Empty) (Empty, error) { return Empty{}, nil }),
+	}
+})
 
 func withDoc(sp Spec, params, result string) Spec {
 	sp.ParamsDoc, sp.ResultDoc = params, result
@@ -148,18 +154,19 @@ func serveSubscribe(s *Server, c *conn, id int64, _ json.RawMessage) {
 	s.stream(c, next)
 }
 
-var methodByName = func() map[string]*Spec {
-	m := map[string]*Spec{}
-	for i := range Methods {
-		m[Methods[i].Name] = &Methods[i]
+var methodByName = sync.OnceValue(func() map[string]*Spec {
+	ms := Methods()
+	m := make(map[string]*Spec, len(ms))
+	for i := range ms {
+		m[ms[i].Name] = &ms[i]
 	}
 	return m
-}()
+})
 
 // timeoutOf is the client timeout of the method called name; an unknown
 // method gets the default of a short call.
 func timeoutOf(name string) time.Duration {
-	if sp, ok := methodByName[name]; ok {
+	if sp, ok := methodByName()[name]; ok {
 		return sp.Timeout
 	}
 	return 10 * time.Second

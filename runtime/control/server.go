@@ -451,7 +451,7 @@ func (s *Server) attach(raw json.RawMessage) (AttachResult, ServeScreen, error) 
 
 // handle serves one request of a greeted connection from the table.
 func (s *Server) handle(c *conn, req Request) {
-	sp, ok := methodByName[req.Method]
+	sp, ok := methodByName()[req.Method]
 	if !ok || sp.serve == nil {
 		msg := fmt.Sprintf("unknown method %q", req.Method)
 		if req.Method == MethodHello {
