@@ -3,7 +3,6 @@ package workers
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -213,7 +212,7 @@ func claudeRefs(p *Provider, served string) []string {
 var geminiSuffixRE = &lazyre.Regexp{Pattern: `-(preview|customtools|latest|exp|\d{2}-\d{2}|\d{3})$`}
 
 // geminiTierRE finds the tier of a Gemini name: gemini-3.1-pro-… → pro.
-var geminiTierRE = regexp.MustCompile(`^gemini-[0-9.]+-(pro|flash-lite|flash)(-|$)`)
+var geminiTierRE = &lazyre.Regexp{Pattern: `^gemini-[0-9.]+-(pro|flash-lite|flash)(-|$)`}
 
 // geminiRefs: the row served names, as given or with its stage, variant
 // and version suffixes taken off one by one (gemini-3.1-pro-preview-
@@ -230,7 +229,7 @@ func geminiRefs(p *Provider, served string) []string {
 		name = short
 		refs = addRef(refs, p.rowRef(name))
 	}
-	if m := geminiTierRE.FindStringSubmatch(served); m != nil {
+	if m := geminiTierRE.Get().FindStringSubmatch(served); m != nil {
 		refs = addRef(refs, m[1])
 	}
 	return refs
