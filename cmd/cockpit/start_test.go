@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +19,10 @@ import (
 // GODEBUG=inittrace=1 reports exactly and the machine's load does not move,
 // not in time. The test binary that runs as `cockpit` here links the tests'
 // packages too, so these bound the installed binary from above. Measured
-// 2026-12-02: 2,658 allocations and 368 KB for the test binary (1,910 and
-// 282 KB for the release binary, the largest package regexp2/syntax's 29 KB;
+// 2026-12-02, evening: 1,851 allocations and 296 KB for the test binary
+// (1,113 and 224 KB for the release binary, after DECISIONS 86; 2,658 and
+// 368 KB, 1,910 and 282 KB that morning, the largest package
+// regexp2/syntax's 29 KB;
 // 2,485 and 477 KB before glamour's HTML tokenizer, its styles, chroma's
 // palettes and goldmark's filters were made on first use; 1,237 and 160 KB
 // before the result view's markdown renderer arrived; 75,216 and 6.0 MB
@@ -33,7 +36,26 @@ const (
 	initPkgAllocsBudget  = 400
 	initPkgBytesBudget   = 48 << 10
 	initTraceMinPackages = 50 // fewer lines means the trace was not read
+	// ownPkgAllocsBudget bounds a cockpit package's own init (DECISIONS
+	// 86: package state is built on first use). Measured 2026-12-02: the
+	// most is workers/setup's 36 (its step tables); a regexp compiled at
+	// init, a method table or a layout check by reflection takes more.
+	ownPkgAllocsBudget = 40
+	ownModule          = "github.com/okstra/cockpit/"
 )
+
+// notInRelease are the cockpit packages of the test binary the release
+// binary does not have at init: the test helpers, and this package, whose
+// init in the test binary holds the tests' own variables (the release
+// binary's main allocates 6 objects).
+var notInRelease = []string{
+	ownModule + "cmd/cockpit",
+	ownModule + "internal/fixture",
+	ownModule + "internal/fakeprovider",
+	ownModule + "internal/testenv",
+	ownModule + "internal/mockllm",
+	ownModule + "internal/filetest",
+}
 
 // notLinked are packages the cockpit must not link at all, and why.
 var notLinked = []struct{ pkg, why string }{
@@ -147,6 +169,9 @@ func initBudgetProblems(inits []pkgInit) []string {
 				out = append(out, p.pkg+" is linked again ("+banned.why+")")
 			}
 		}
+		if strings.HasPrefix(p.pkg, ownModule) && !slices.Contains(notInRelease, p.pkg) && p.allocs > ownPkgAllocsBudget {
+			out = append(out, fmt.Sprintf("package %s allocates %d objects at init; a cockpit package may allocate at most %d: build its state on first use (internal/lazyre for a regexp, sync.OnceValue for a table; docs/DECISIONS.md 86)", p.pkg, p.allocs, ownPkgAllocsBudget))
+		}
 		if p.allocs > initPkgAllocsBudget || p.bytes > initPkgBytesBudget {
 			out = append(out, fmt.Sprintf("package %s allocates %d objects, %d bytes at init; budget per package %d objects, %d bytes: make its work happen on first use", p.pkg, p.allocs, p.bytes, initPkgAllocsBudget, initPkgBytesBudget))
 		}
@@ -214,5 +239,27 @@ func TestStartInitBudgetFailsOnHeavyInit(t *testing.T) {
 		if !strings.Contains(problems, want) {
 			t.Errorf("the budget's problems with the old tree do not say %q:\n%s", want, problems)
 		}
+	}
+}
+
+// TestStartInitBudgetFailsOnHeavyOwnInit: a cockpit package that compiles
+// its regexps at init again (workers and state/approval did, 315 and 195
+// allocations, before internal/lazyre) breaks the budget, named.
+func TestStartInitBudgetFailsOnHeavyOwnInit(t *testing.T) {
+	trace := []byte("init " + firstInit + " @0.1 ms, 0.2 ms clock, 16 bytes, 1 allocs\n" +
+		"init github.com/okstra/cockpit/workers @1 ms, 0.3 ms clock, 36048 bytes, 315 allocs\n" +
+		"init github.com/okstra/cockpit/state/approval @2 ms, 0.1 ms clock, 18064 bytes, 195 allocs\n" +
+		"init github.com/okstra/cockpit/workers/setup @3 ms, 0.08 ms clock, 5280 bytes, 36 allocs\n")
+	problems := strings.Join(initBudgetProblems(parseInitTrace(t, trace)), "\n")
+	for _, want := range []string{
+		"package github.com/okstra/cockpit/workers allocates 315 objects at init; a cockpit package may allocate at most 40",
+		"package github.com/okstra/cockpit/state/approval allocates 195 objects at init",
+	} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("the budget's problems do not say %q:\n%s", want, problems)
+		}
+	}
+	if strings.Contains(problems, "workers/setup") {
+		t.Errorf("workers/setup's 36 allocations are within the budget:\n%s", problems)
 	}
 }
