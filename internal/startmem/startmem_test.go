@@ -50,11 +50,10 @@ func TestHeapIsOneHugePage(t *testing.T) {
 // GODEBUG=disablethp=1, the runtime's switch for huge pages on the heap: the
 // kernel must refuse the collapse there.
 func TestDisableTHPTurnsItOff(t *testing.T) {
-	if os.Getenv("STARTMEM_CHILD") != "" {
-		t.Skip("STARTMEM_CHILD is set: this process is TestDisableTHPTurnsItOff's child, run to check TestHeapIsOneHugePage alone")
-	}
+	// The child runs TestHeapIsOneHugePage alone (-test.run), so it does
+	// not start a child of its own.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHeapIsOneHugePage$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), "GODEBUG=disablethp=1", "STARTMEM_CHILD=1")
+	cmd.Env = append(os.Environ(), "GODEBUG=disablethp=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestHeapIsOneHugePage") && !strings.Contains(string(out), "--- SKIP: TestHeapIsOneHugePage") {
 		t.Fatalf("TestHeapIsOneHugePage under GODEBUG=disablethp=1: %v\n%s", err, out)
