@@ -5,18 +5,16 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
+	"github.com/okstra/cockpit/tui/markdown"
 )
 
 // maxResult bounds the result file read for the result view.
 const maxResult = 4 << 20
 
-// resultView is a worker's result file rendered as markdown (glamour) in
+// resultView is a worker's result file rendered as markdown (tui/markdown) in
 // a scrollable view over the overview (r in the overview).
 type resultView struct {
 	env                *screenEnv
@@ -77,10 +75,7 @@ func (rv *resultView) cmdRender() tea.Cmd {
 	rv.busy = true
 	id, path, rel, resErr, md, loaded := rv.dispID, rv.path, rv.rel, rv.resErr, rv.md, rv.loaded
 	problem := rv.problem
-	style := styles.DarkStyle
-	if rv.env.st.NoColor {
-		style = styles.NoTTYStyle
-	}
+	color := !rv.env.st.NoColor
 	return func() tea.Msg {
 		if !loaded {
 			md, problem = readResult(path, rel, resErr)
@@ -89,16 +84,11 @@ func (rv *resultView) cmdRender() tea.Cmd {
 		if problem != "" {
 			return m
 		}
-		r, err := glamour.NewTermRenderer(glamour.WithStylePath(style), glamour.WithWordWrap(w-4))
-		var out string
-		if err == nil {
-			out, err = r.Render(md)
+		// Two columns of margin on each side.
+		m.lines = markdown.Render(md, w-4, color)
+		for i, l := range m.lines {
+			m.lines[i] = "  " + l
 		}
-		if err != nil {
-			// Shown as plain text rather than not at all.
-			out = md
-		}
-		m.lines = strings.Split(strings.TrimRight(out, "\n"), "\n")
 		return m
 	}
 }

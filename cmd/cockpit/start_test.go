@@ -19,8 +19,9 @@ import (
 // GODEBUG=inittrace=1 reports exactly and the machine's load does not move,
 // not in time. The test binary that runs as `cockpit` here links the tests'
 // packages too, so these bound the installed binary from above. Measured
-// 2026-12-02, evening: 1,851 allocations and 296 KB for the test binary
-// (1,113 and 224 KB for the release binary, after DECISIONS 86; 2,658 and
+// 2026-12-02, night: 1,404 allocations and 197 KB for the test binary (695 and
+// 127 KB, 88 packages, for the release binary after DECISIONS 87 dropped
+// glamour; 1,851 and 296 KB, 1,113 and 224 KB after DECISIONS 86; 2,658 and
 // 368 KB, 1,910 and 282 KB that morning, the largest package
 // regexp2/syntax's 29 KB;
 // 2,485 and 477 KB before glamour's HTML tokenizer, its styles, chroma's
@@ -59,17 +60,23 @@ var notInRelease = []string{
 
 // notLinked are packages the cockpit must not link at all, and why.
 var notLinked = []struct{ pkg, why string }{
+	// A markdown renderer's packages run their inits in every command a
+	// lead calls: glamour's with chroma, goldmark, regexp2 and x/text were
+	// ≈3 ms of a 15 ms start even with their work made lazy (DECISIONS 87).
+	{"charm.land/glamour/v2", markdownWhy},
+	{"github.com/alecthomas/chroma/v2", markdownWhy},
+	{"github.com/yuin/goldmark", markdownWhy},
+	{"github.com/dlclark/regexp2", markdownWhy},
 	// bluemonday (and the CSS parsers under it) compiled regexps and CSS
-	// tables at init, ≈2 ms, for the HTML stripping glamour does with its
-	// own tokenizer (third_party/glamour/ansi/context.go).
-	{"github.com/microcosm-cc/bluemonday", "its init costs every command ≈2 ms; glamour's HTML stripping is in third_party/glamour/ansi/context.go"},
-	{"github.com/gorilla/css", "bluemonday's CSS parser; glamour's HTML stripping is in third_party/glamour/ansi/context.go"},
-	{"github.com/aymerick/douceur", "bluemonday's CSS parser; glamour's HTML stripping is in third_party/glamour/ansi/context.go"},
-	// x/net/html builds its 2,231-entry entity map at init (113 KB, ≈30
-	// minor faults); glamour tokenizes with third_party/glamour/internal/nethtml,
-	// whose map is built on first use.
-	{"golang.org/x/net/html", "its init builds a 113 KB entity map in every command; tokenize with charm.land/glamour/v2/internal/nethtml"},
+	// tables at init, ≈2 ms; x/net/html builds its 2,231-entry entity map
+	// at init (113 KB, ≈30 minor faults).
+	{"github.com/microcosm-cc/bluemonday", "its init costs every command ≈2 ms; " + markdownWhy},
+	{"github.com/gorilla/css", "bluemonday's CSS parser; " + markdownWhy},
+	{"github.com/aymerick/douceur", "bluemonday's CSS parser; " + markdownWhy},
+	{"golang.org/x/net/html", "its init builds a 113 KB entity map in every command; " + markdownWhy},
 }
+
+const markdownWhy = "result files render with tui/markdown, whose init does nothing (docs/DECISIONS.md 87)"
 
 // lightInits are packages linked for the screen whose upstream init did
 // work every command paid for, patched to do it on first use, and the most

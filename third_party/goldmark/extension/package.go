@@ -1,2 +1,0 @@
-// Package extension is a collection of builtin extensions.
-package extension

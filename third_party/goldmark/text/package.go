@@ -1,2 +1,0 @@
-// Package text provides functionalities to manipulate texts.
-package text
