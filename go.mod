@@ -24,7 +24,6 @@ require (
 	github.com/spf13/pflag v1.0.9
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.42.0
 )
 
 require (

@@ -67,6 +67,9 @@ var notLinked = []struct{ pkg, why string }{
 	{"github.com/alecthomas/chroma/v2", markdownWhy},
 	{"github.com/yuin/goldmark", markdownWhy},
 	{"github.com/dlclark/regexp2", markdownWhy},
+	// x/text was linked through jsonschema's error texts too: seven packages
+	// of inits (third_party/jsonschema/README.md, its third patch).
+	{"golang.org/x/text", "its seven packages' inits cost every command ≈0.8 ms; jsonschema formats with third_party/jsonschema/message"},
 	// bluemonday (and the CSS parsers under it) compiled regexps and CSS
 	// tables at init, ≈2 ms; x/net/html builds its 2,231-entry entity map
 	// at init (113 KB, ≈30 minor faults).

@@ -10,8 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/santhosh-tekuri/jsonschema/v6/message"
 
 	"github.com/okstra/cockpit/assets"
 	"github.com/okstra/cockpit/state"
@@ -210,7 +209,7 @@ func (s *Session) complaint(e *jsonschema.ValidationError) (path, msg string) {
 		if k, ok := e.ErrorKind.(*kind.Pattern); ok { // as the run files' errors say it
 			return path, fmt.Sprintf("is %q, which is not of the expected form %s", k.Got, k.Want)
 		}
-		return path, e.ErrorKind.LocalizedString(message.NewPrinter(language.English))
+		return path, e.ErrorKind.LocalizedString(message.NewPrinter())
 	}
 	value := ""
 	switch k := e.ErrorKind.(type) {
