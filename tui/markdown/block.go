@@ -11,6 +11,7 @@ package markdown
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // blockKind says what a block is.
@@ -36,6 +37,7 @@ type block struct {
 	items    []item   // list
 	ordered  bool     // list: numbered
 	start    int      // list: the first number
+	delim    byte     // list: its marker's delimiter (- + * . or ))
 	loose    bool     // list: blank lines between items
 	header   []string // table: the header cells
 	align    []align  // table: one per column
@@ -59,12 +61,35 @@ const (
 
 // parse splits src into blocks.
 func parse(src string) []block {
-	src = strings.ReplaceAll(src, "\r\n", "\n")
-	lines := strings.Split(src, "\n")
+	lines := strings.Split(sanitize(src), "\n")
 	for i, l := range lines {
 		lines[i] = expandTabs(l)
 	}
 	return parseBlocks(lines)
+}
+
+// sanitize makes src text the screen can show: invalid UTF-8 becomes
+// U+FFFD, and control characters other than newline and tab (an escape
+// sequence in a result file, a carriage return, C1 controls) are dropped,
+// so that nothing in a file drives the terminal or throws the widths off.
+func sanitize(src string) string {
+	clean := true
+	for _, r := range src {
+		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return src
+	}
+	src = strings.ToValidUTF8(src, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, src)
 }
 
 // expandTabs replaces tabs with spaces to the next multiple of 4 columns.
@@ -375,7 +400,7 @@ func listMarker(l string) *marker {
 // indented under it.
 func list(lines []string) (block, int) {
 	first := listMarker(lines[0])
-	b := block{kind: bList, ordered: first.ordered, start: first.number}
+	b := block{kind: bList, ordered: first.ordered, start: first.number, delim: first.delim}
 	n := 0
 	sawBlank := false
 	for n < len(lines) {

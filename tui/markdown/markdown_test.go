@@ -62,6 +62,7 @@ func TestRenderBlocks(t *testing.T) {
 		{"loose bullets", "- one\n\n- two", 40, []string{"• one", "", "• two"}},
 		{"item wraps under its text", "- one two three", 9, []string{"• one two", "  three"}},
 		{"ordered from its start, aligned", "8. eight\n9. nine\n10. ten", 40, []string{" 8. eight", " 9. nine", "10. ten"}},
+		{"ordered keeps its delimiter", "1) one\n2) two", 40, []string{"1) one", "2) two"}},
 		{"tasks", "- [x] done\n- [ ] open", 40, []string{"• [x] done", "• [ ] open"}},
 		{"lazy continuation", "- one\ntwo", 40, []string{"• one two"}},
 		{"a list ends at a paragraph after a blank", "- one\n\nafter", 40, []string{"• one", "", "after"}},
@@ -72,6 +73,7 @@ func TestRenderBlocks(t *testing.T) {
 		{"not a table without a delimiter row", "a | b\nc | d", 40, []string{"a | b c | d"}},
 		{"html is dropped to its text", "<div>\nsome <b>bold</b> <!-- c --> text\n</div>", 40, []string{"some bold text"}},
 		{"empty", "", 40, []string{""}},
+		{"controls dropped, bad UTF-8 shown", "a\x1b[31mred\x1b[m\r\nb\xffc\u0085d", 40, []string{"a[31mred[m b\ufffdcd"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := plainLines(c.src, c.width)

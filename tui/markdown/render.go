@@ -3,6 +3,7 @@ package markdown
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -133,7 +134,7 @@ func (r *renderer) list(b block, width int) []string {
 		}
 		mark := bullets[(r.depth-1)%len(bullets)]
 		if b.ordered {
-			mark = strconv.Itoa(b.start+i) + "."
+			mark = strconv.Itoa(b.start+i) + string(b.delim)
 			mark = strings.Repeat(" ", mw-len(mark)) + mark
 		}
 		mark += " "
@@ -321,25 +322,25 @@ func (r *renderer) wrap(spans []span, width int) []string {
 			lineW++
 		}
 		for _, p := range word {
-			for lineW+p.w > width && lineW < width || p.w > width && lineW == width {
-				if lineW == width {
+			for p.text != "" && lineW+p.w > width {
+				if lineW >= width {
 					emit()
 					continue
 				}
-				// Cut the piece at the line's end.
+				// Cut the piece at the line's end; a line too narrow for
+				// its first character takes it whole (Render cuts it).
 				head := ansi.Truncate(p.text, width-lineW, "")
 				if head == "" {
-					if lineW == 0 {
-						head = p.text[:1]
-					} else {
+					if lineW > 0 {
 						emit()
 						continue
 					}
+					_, n := utf8.DecodeRuneInString(p.text)
+					head = p.text[:n]
 				}
-				hw := ansi.StringWidth(head)
-				line = append(line, piece{head, p.st, hw})
-				lineW += hw
-				p.text, p.w = p.text[len(head):], p.w-hw
+				line = append(line, piece{head, p.st, ansi.StringWidth(head)})
+				p.text = p.text[len(head):]
+				p.w = ansi.StringWidth(p.text)
 				emit()
 			}
 			if p.text != "" {
