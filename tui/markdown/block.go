@@ -2,9 +2,10 @@
 // lines for the result view: the blocks of CommonMark and GFM that result
 // files are written in (headings, paragraphs, nested and task lists, fenced
 // and indented code, quotes, tables, rules) with their inline emphasis,
-// code, links and entities, wrapped to a width. HTML is dropped to its text.
-// It owns nothing else, and its package init does no work: every cockpit
-// command links it, and a lead calls those commands hundreds of times a run
+// code, links and entities, wrapped to a width. HTML is dropped to its text
+// and control characters (a file's escape sequences) are dropped. It owns
+// nothing else, and its package init does no work: every cockpit command
+// links it, and a lead calls those commands hundreds of times a run
 // (DECISIONS 87 — it replaced glamour, whose renderer's package inits cost
 // every command ≈3 ms here).
 package markdown
