@@ -193,7 +193,9 @@ func (p *inliner) run(s string, st style) {
 			e := -1
 			if n >= len(noCode) || !noCode[n] {
 				e = codeEnd(s, i, n)
-				noCode[min(n, len(noCode)-1)] = e < 0 && n < len(noCode)
+				if n < len(noCode) {
+					noCode[n] = e < 0
+				}
 			}
 			if e >= 0 {
 				code := strings.ReplaceAll(s[i+n:e], "\n", " ")

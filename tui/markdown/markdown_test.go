@@ -84,6 +84,16 @@ func TestRenderBlocks(t *testing.T) {
 	}
 }
 
+// TestCodeNarrowerThanACharacter: a code line in a column narrower than
+// its wide characters (deep in a list, in a narrow view) keeps every
+// character, one a line, rather than vanishing; Render cuts what is over.
+func TestCodeNarrowerThanACharacter(t *testing.T) {
+	got := (&renderer{}).code([]string{"한국어", "", "ab"}, 3)
+	if want := []string{"  한", "  국", "  어", "", "  a", "  b"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("code at width 3: got %q, want %q", got, want)
+	}
+}
+
 func TestRenderInlines(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"**strong** and *em* and _em_ and ~~gone~~", "strong and em and em and gone"},

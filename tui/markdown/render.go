@@ -9,9 +9,8 @@ import (
 )
 
 // Render renders the markdown src as lines at most width cells wide (8 at
-// least). With
-// color, spans carry SGR styles (each line closes its own); without it
-// (NO_COLOR) the structure alone shows what is what.
+// least). With color, spans carry SGR styles (each line closes its own);
+// without it (NO_COLOR) the structure alone shows what is what.
 func Render(src string, width int, color bool) []string {
 	width = max(width, 8)
 	r := renderer{color: color}
@@ -42,13 +41,14 @@ func (r *renderer) blocks(bs []block, width int, loose bool) []string {
 	var out []string
 	var prev blockKind
 	for _, b := range bs {
-		if b.kind == bPara && blank(inlines(b.text, 0)) {
-			continue
+		lines := r.block(b, width)
+		if len(lines) == 0 {
+			continue // a paragraph of HTML only
 		}
 		if len(out) > 0 && (loose || b.kind != bPara && prev != bPara || b.kind == bCode || prev == bCode) {
 			out = append(out, "")
 		}
-		out = append(out, r.block(b, width)...)
+		out = append(out, lines...)
 		prev = b.kind
 	}
 	return out
@@ -90,7 +90,11 @@ func (r *renderer) block(b block, width int) []string {
 	case bTable:
 		return r.table(b, width)
 	}
-	return r.wrap(inlines(b.text, 0), width)
+	spans := inlines(b.text, 0)
+	if blank(spans) {
+		return nil
+	}
+	return r.wrap(spans, width)
 }
 
 // code renders a code block's lines indented by two, each cut into
@@ -99,16 +103,19 @@ func (r *renderer) code(lines []string, width int) []string {
 	w := max(width-2, 1)
 	var out []string
 	for _, l := range lines {
-		for {
+		if l == "" {
+			out = append(out, "")
+			continue
+		}
+		for l != "" {
 			piece := ansi.Truncate(l, w, "")
 			if piece == "" {
-				out = append(out, "")
-				break
+				// Narrower than its first character: that character alone
+				// (Render cuts the line).
+				_, n := utf8.DecodeRuneInString(l)
+				piece = l[:n]
 			}
 			out = append(out, "  "+r.sgr(sBlock)+piece+r.reset(sBlock))
-			if len(piece) >= len(l) {
-				break
-			}
 			l = l[len(piece):]
 		}
 	}
@@ -145,12 +152,12 @@ func (r *renderer) list(b block, width int) []string {
 			}
 			mark += box + " "
 		}
-		mw := ansi.StringWidth(mark)
-		body := r.blocks(it.blocks, max(width-mw, 1), b.loose)
+		indent := ansi.StringWidth(mark)
+		body := r.blocks(it.blocks, max(width-indent, 1), b.loose)
 		if len(body) == 0 {
 			body = []string{""}
 		}
-		pad := strings.Repeat(" ", mw)
+		pad := strings.Repeat(" ", indent)
 		for k, l := range body {
 			if k == 0 {
 				out = append(out, mark+l)
@@ -438,9 +445,9 @@ func (r *renderer) sgr(st style) string {
 	return "\x1b[" + strings.Join(p, ";") + "m"
 }
 
-// reset ends what sgr(st) started.
+// reset ends what sgr(st) started (every style has an SGR).
 func (r *renderer) reset(st style) string {
-	if r.sgr(st) == "" {
+	if !r.color || st == 0 {
 		return ""
 	}
 	return "\x1b[m"
