@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/okstra/cockpit/internal/procgov"
 	"github.com/okstra/cockpit/runtime/engine"
 	"github.com/okstra/cockpit/runtime/registry"
 	"github.com/okstra/cockpit/state"
@@ -162,6 +164,7 @@ type hosted struct {
 	reg        *registry.Registration
 	removeShim func()
 	watch      *screenWatch
+	procs      func() // gives the process its processors back (procgov.Start)
 }
 
 // screenWatch counts the screens attached through the host, so an engine
@@ -231,14 +234,28 @@ func (w *screenWatch) arm() {
 func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune func(*engine.Config)) (*hosted, error) {
 	h := host.New(prefix)
 	watch := newScreenWatch()
+	var logger *slog.Logger
 	cp, removeShim, err := startEngine(r, lead, func(c *engine.Config) {
 		tune(c)
 		c.Attach = watch.wrap(h.Attach)
+		logger = c.Log
 	})
 	if err != nil {
 		return nil, err
 	}
 	h.SetEngine(cp)
+	// One processor while the panes are quiet: a key's echo crosses its
+	// goroutines on one thread (internal/procgov, DECISIONS 88).
+	procs := procgov.Start(func(n int) {
+		if logger == nil {
+			return
+		}
+		why := "pane output quiet for 1s"
+		if n > 1 {
+			why = "pane output over 2.5 MB/s"
+		}
+		logger.Info("engine processors", "procs", n, "why", why)
+	})
 	run := cp.Run()
 	entry := registry.Entry{
 		Name: registry.BaseName(run.Manifest.TaskKey, run.Manifest.RunSeq, run.Manifest.Display),
@@ -252,9 +269,10 @@ func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune f
 	if err != nil {
 		cp.Close()
 		removeShim()
+		procs()
 		return nil, err
 	}
-	return &hosted{cp: cp, host: h, reg: reg, removeShim: removeShim, watch: watch}, nil
+	return &hosted{cp: cp, host: h, reg: reg, removeShim: removeShim, watch: watch, procs: procs}, nil
 }
 
 // end tells every attached screen why the run ends (waiting a little for
@@ -265,6 +283,7 @@ func (e *hosted) end(why string) error {
 	err := e.cp.Close()
 	e.reg.Close()
 	e.removeShim()
+	e.procs()
 	return err
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/vt"
@@ -117,6 +118,42 @@ func randomRow(rng *rand.Rand, cols int, open bool) string {
 	return b.String()
 }
 
+// editRow replaces one ASCII letter of row r (outside its escape
+// sequences) with another letter, a letter with a combining mark or, when
+// wider is true, a two-column character; a row with no letter comes back
+// as it was.
+func editRow(rng *rand.Rand, r string, wider bool) string {
+	var at []int
+	for i := 0; i < len(r); i++ {
+		switch c := r[i]; {
+		case c == 0x1b && i+1 < len(r) && r[i+1] == '[': // CSI: to its final byte
+			for i += 2; i < len(r) && (r[i] < 0x40 || r[i] > 0x7e); i++ {
+			}
+		case c == 0x1b && i+1 < len(r) && r[i+1] == ']': // OSC: to its ST
+			if j := strings.Index(r[i:], "\x1b\\"); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(r)
+			}
+		case c >= 'a' && c <= 'z':
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return r
+	}
+	i := at[rng.IntN(len(at))]
+	with := []string{string(rune('a' + rng.IntN(26))), "o\u0308", "語"}[rng.IntN(2+b2i(wider))]
+	return r[:i] + with + r[i+1:]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // wantScreen is what rows look like on a terminal that is given them whole:
 // each row of a fresh emulator, styled.
 func wantScreen(cols int, rows []string) []string {
@@ -134,7 +171,9 @@ func wantScreen(cols int, rows []string) []string {
 // other, and whole frames otherwise; either way the terminal shows every
 // frame as if it had been drawn whole. Random frames of a 60×16 screen
 // change one to three rows, now and then all of them, with styles and
-// links that sometimes run on into the next row.
+// links that sometimes run on into the next row, or a character or two of
+// a row as a key's echo does (a changed row's cells are copied one by one
+// where they differ).
 func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
 	waiting(t)
 	const cols, rows = 60, 16
@@ -150,6 +189,13 @@ func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
 		case step%17 == 16:
 			for y := range next {
 				next[y] = randomRow(rng, cols, false)
+			}
+		case step%3 == 1:
+			// A key's echo: one character of a row or two changed, maybe
+			// to a wide one that moves the rest of the row right.
+			for range 1 + rng.IntN(2) {
+				y := 1 + rng.IntN(rows-1)
+				next[y] = editRow(rng, next[y], ansi.StringWidth(next[y]) < cols)
 			}
 		default:
 			for range 1 + rng.IntN(3) {
