@@ -8,9 +8,10 @@
 // idle, every hand-off wakes it (a futex wake, an inter-processor
 // interrupt on a virtual machine) and may move the woken goroutine to a
 // cold core; on one processor each hand-off is a switch on the same
-// thread. Measured on the 2-vCPU machine (docs/PERFORMANCE.md, "The engine
-// on one processor while quiet"): a key's engine CPU 280–320 µs against
-// 370–420 µs, the echo's p99 1.07–1.14 ms against 1.27–1.32 ms. Under a
+// thread. Measured on the 2-vCPU machine (docs/PERFORMANCE.md, "Session
+// 4: the engine on one processor while quiet"; DECISIONS 88): a key's
+// engine CPU 280–320 µs against 370–420 µs, the echo's p99 over 1,000 keys
+// 1.08–1.09 ms against 1.25–1.29 ms. Under a
 // flood the reverse holds: 64 panes writing 1 MB/s each drew 21 frames a
 // second on one processor against 53 on two, the screen's goroutines
 // waiting their turn behind the busy readers. tmux, the bar, is one

@@ -42,8 +42,6 @@ type cursedRenderer struct {
 	// lines are the last frame's rows (cockpit patch, lines.go); nil: the
 	// next frame is drawn whole.
 	lines *viewLines
-	// scratch is the row a changed row is parsed into (lines.go).
-	scratch *rowScreen
 }
 
 var _ renderer = &cursedRenderer{}

@@ -63,7 +63,7 @@ func (s *cursedRenderer) drawContent(content string, alt, whole bool) {
 			changed := 0
 			for i, r := range rows {
 				if r != prev.rows[i] {
-					s.drawRow(r, i, w)
+					uv.NewStyledString(r).Draw(s.cellbuf, uv.Rect(0, i, w, 1))
 					changed++
 				}
 			}
@@ -88,36 +88,6 @@ func (s *cursedRenderer) drawContent(content string, alt, whole bool) {
 			all = all && clean[i]
 		}
 		s.lines = &viewLines{rows: rows, clean: clean, all: all}
-	}
-}
-
-// rowScreen is the scratch row a changed row is parsed into (drawRow).
-type rowScreen struct {
-	*uv.Buffer
-	m ansi.Method
-}
-
-// WidthMethod implements uv.Screen.
-func (r *rowScreen) WidthMethod() uv.WidthMethod { return r.m }
-
-// drawRow draws row r into row y of the cell buffer, w cells wide: parsed
-// into a scratch row, of which only the cells that differ are copied, each
-// marked touched. uv's StyledString.Draw clears the row it draws into
-// first, which touches every cell of it, so the terminal renderer compared
-// and walked all 160 cells of a row to find the one a key echoed; now it
-// looks at that cell alone. The row ends the same cell for cell (wide
-// cells' placeholders are cells too, copied like any other).
-func (s *cursedRenderer) drawRow(r string, y, w int) {
-	if s.scratch == nil || s.scratch.Width() != w || s.scratch.m != s.cellbuf.Method {
-		s.scratch = &rowScreen{Buffer: uv.NewBuffer(w, 1), m: s.cellbuf.Method}
-	}
-	uv.NewStyledString(r).Draw(s.scratch, uv.Rect(0, 0, w, 1))
-	src, dst := s.scratch.Lines[0], s.cellbuf.Lines[y]
-	for x := range min(len(src), len(dst)) {
-		if !dst[x].Equal(&src[x]) {
-			s.cellbuf.TouchLine(x, y, max(1, src[x].Width, dst[x].Width))
-			dst[x] = src[x]
-		}
 	}
 }
 

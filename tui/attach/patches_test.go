@@ -172,8 +172,7 @@ func wantScreen(cols int, rows []string) []string {
 // frame as if it had been drawn whole. Random frames of a 60×16 screen
 // change one to three rows, now and then all of them, with styles and
 // links that sometimes run on into the next row, or a character or two of
-// a row as a key's echo does (a changed row's cells are copied one by one
-// where they differ).
+// a row as a key's echo does (maybe to a wide one that moves the rest).
 func TestChangedRowsDrawLikeWholeFrames(t *testing.T) {
 	waiting(t)
 	const cols, rows = 60, 16
