@@ -11,17 +11,16 @@
 // thread. Measured on the 2-vCPU machine (docs/PERFORMANCE.md, "Session
 // 4: the engine on one processor while quiet"; DECISIONS 88): a key's
 // engine CPU 280–320 µs against 370–420 µs, the echo's p99 over 1,000 keys
-// 1.08–1.09 ms against 1.25–1.29 ms. Under a
-// flood the reverse holds: 64 panes writing 1 MB/s each drew 21 frames a
-// second on one processor against 53 on two, the screen's goroutines
-// waiting their turn behind the busy readers. tmux, the bar, is one
-// thread throughout.
+// 1.08–1.09 ms against 1.25–1.29 ms. Under a flood the reverse holds: 64
+// panes writing 1 MB/s each drew 21 frames a second on one processor
+// against 53 on two, the screen's goroutines waiting their turn behind
+// the busy readers. tmux, the bar, is one thread throughout.
 //
 // So the panes' readers report what they read (Note), and the engine runs
 // on one processor until a window of output goes over busyBytes; then on
 // all of them until output stays under that for calm. Nothing runs while
-// the engine is quiet: Note is two atomic operations, and the only timer
-// exists while the engine is wide. A GOMAXPROCS set in the environment is
+// the engine is quiet: Note is a few atomic operations, and the only
+// timer exists while the engine is wide. A GOMAXPROCS set in the environment is
 // the user's choice and turns the governor off.
 package procgov
 
