@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/okstra/cockpit/internal/fixture"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes/vt"
 	"github.com/okstra/cockpit/tui/attach"
 )
@@ -143,12 +144,8 @@ func BenchmarkEchoVsTmux(b *testing.B) {
 		b.Cleanup(func() { detach(b, t.u, open) })
 	}
 
-	// tmux on a private socket in a directory of its own.
-	dir, err := os.MkdirTemp("", "ckt")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
+	// tmux on a private socket in a (short) directory of its own.
+	dir := testenv.ShortDir(b)
 	sock, conf := filepath.Join(dir, "tmux.sock"), filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g escape-time 0\n"), 0o600); err != nil {
 		b.Fatal(err)

@@ -20,8 +20,8 @@
 // on one processor until a window of output goes over busyBytes; then on
 // all of them until output stays under that for calm. Nothing runs while
 // the engine is quiet: Note is a few atomic operations, and the only
-// timer exists while the engine is wide. A GOMAXPROCS set in the environment is
-// the user's choice and turns the governor off.
+// timer exists while the engine is wide. A GOMAXPROCS set in the
+// environment is the user's choice and turns the governor off.
 package procgov
 
 import (

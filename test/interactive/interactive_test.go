@@ -17,6 +17,7 @@ import (
 	"github.com/okstra/cockpit/internal/fixture"
 	"github.com/okstra/cockpit/internal/mockllm"
 	"github.com/okstra/cockpit/internal/realcli"
+	"github.com/okstra/cockpit/internal/testenv"
 	"github.com/okstra/cockpit/panes"
 )
 
@@ -124,9 +125,12 @@ func setup(t testing.TB, bin string) (root string, homes [2]*realcli.Home, reg s
 		t.Fatal(err)
 	}
 	t.Cleanup(mock.Close)
-	root = fixture.Copy(t)
+	// Short directories whatever $TMPDIR is: the CLIs shorten a long
+	// working directory on screen (so <root> would not be found), and
+	// their daemons put sockets in their homes.
+	root = fixture.CopyInto(t, testenv.ShortDir(t))
 	for i := range homes {
-		h, err := realcli.NewHome(t.TempDir(), mock.URL(), bin)
+		h, err := realcli.NewHome(testenv.ShortDir(t), mock.URL(), bin)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,15 +9,24 @@ import (
 	"testing"
 
 	"github.com/okstra/cockpit/internal/realcli"
+	"github.com/okstra/cockpit/internal/testenv"
 )
 
 // cockpitBin is the cockpit built for these tests (with -race when they
 // are), so the lead runs in the real command.
 var cockpitBin string
 
+// TestMain runs the tests in a private environment (testenv.Private): a
+// private engine registry, runtime and tmux directory, and a run that
+// fails if an engine, a tmux server or a process of the tests is left.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(testenv.Private(builtM{m}).Run())
 }
+
+// builtM runs the tests after building the cockpit (run).
+type builtM struct{ m *testing.M }
+
+func (b builtM) Run() int { return run(b.m) }
 
 func run(m *testing.M) int {
 	flag.Parse()

@@ -29,14 +29,11 @@ func newTmux(t testing.TB) *tmuxServer {
 		}
 		t.Skip("tmux not found: install tmux to run the interactive tests")
 	}
-	dir, err := os.MkdirTemp("", "ckit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &tmuxServer{t: t, sock: filepath.Join(dir, "s")}
+	// The socket's directory is short whatever $TMPDIR is: a unix
+	// socket's path holds 108 bytes.
+	s := &tmuxServer{t: t, sock: filepath.Join(testenv.ShortDir(t), "s")}
 	t.Cleanup(func() {
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
-		_ = os.RemoveAll(dir)
 	})
 	return s
 }

@@ -143,15 +143,11 @@ func editRow(rng *rand.Rand, r string, wider bool) string {
 		return r
 	}
 	i := at[rng.IntN(len(at))]
-	with := []string{string(rune('a' + rng.IntN(26))), "o\u0308", "語"}[rng.IntN(2+b2i(wider))]
-	return r[:i] + with + r[i+1:]
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
+	with := []string{string(rune('a' + rng.IntN(26))), "o\u0308"}
+	if wider {
+		with = append(with, "語")
 	}
-	return 0
+	return r[:i] + with[rng.IntN(len(with))] + r[i+1:]
 }
 
 // wantScreen is what rows look like on a terminal that is given them whole:
