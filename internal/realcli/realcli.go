@@ -123,6 +123,7 @@ func (h *Home) ClaudeDir() string      { return filepath.Join(h.Dir, ".claude") 
 func (h *Home) CodexHome() string      { return filepath.Join(h.Dir, ".codex") }
 func (h *Home) GeminiDir() string      { return filepath.Join(h.Dir, ".gemini") }
 func (h *Home) GeminiSettings() string { return filepath.Join(h.GeminiDir(), "settings.json") }
+func (h *Home) TempDir() string        { return filepath.Join(h.Dir, "tmp") }
 
 // NewHome makes dir (created if missing) a home in which every CLI of Names
 // talks to the mock at mockURL, and returns it. bin is the CLIs' directory
@@ -133,6 +134,9 @@ func NewHome(dir, mockURL, bin string) (*Home, error) {
 		return nil, fmt.Errorf("make the cli home: %w", err)
 	}
 	if err := os.MkdirAll(h.GeminiDir(), 0o700); err != nil {
+		return nil, fmt.Errorf("make the cli home: %w", err)
+	}
+	if err := os.MkdirAll(h.TempDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("make the cli home: %w", err)
 	}
 	claude := map[string]any{
@@ -207,12 +211,15 @@ func writeJSON(path string, v any) error {
 var dropPrefixes = []string{"ANTHROPIC_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "GROK_", "XAI_", "CLAUDE_", "KIMI_", "TMUX", "IS_SANDBOX"}
 
 // dropNames are single variables replaced by the home's.
-var dropNames = []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "MOCK_API_KEY", "TERM_PROGRAM", "KITTY_WINDOW_ID", "NO_COLOR"}
+var dropNames = []string{"HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "MOCK_API_KEY", "TERM_PROGRAM", "KITTY_WINDOW_ID", "NO_COLOR"}
 
 // Vars are the variables the home sets, KEY=VALUE.
 func (h *Home) Vars() []string {
 	return []string{
 		"HOME=" + h.Dir,
+		// claude leaves $TMPDIR/claude-<uid> (its file-watch probes) behind:
+		// in the home, the test's temporary directory takes it away.
+		"TMPDIR=" + h.TempDir(),
 		"XDG_CONFIG_HOME=" + filepath.Join(h.Dir, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(h.Dir, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(h.Dir, ".cache"),
