@@ -42,7 +42,7 @@ var emulating = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 func (p *Pane) feed(b []byte) {
 	p.reads.Add(1)
 	p.bytesRead.Add(int64(len(b)))
-	procgov.Note(len(b), time.Now())
+	procgov.Note(len(b))
 	emulating <- struct{}{}
 	p.mu.Lock()
 	_, _ = p.emu.Write(b)

@@ -250,7 +250,7 @@ func startHosted(r *runFlags, lead []string, prefix string, withLog bool, tune f
 		if logger == nil {
 			return
 		}
-		why := "pane output quiet for 1s"
+		why := "pane output quiet"
 		if n > 1 {
 			why = "pane output over 2.5 MB/s"
 		}

@@ -19,9 +19,9 @@
 // So the panes' readers report what they read (Note), and the engine runs
 // on one processor until a window of output goes over busyBytes; then on
 // all of them until output stays under that for calm. Nothing runs while
-// the engine is quiet: Note is a few atomic operations, and the only
-// timer exists while the engine is wide. A GOMAXPROCS set in the
-// environment is the user's choice and turns the governor off.
+// the engine is quiet: Note is a clock read and a few atomic operations,
+// and the only timer exists while the engine is wide. A GOMAXPROCS set in
+// the environment is the user's choice and turns the governor off.
 package procgov
 
 import (
@@ -64,8 +64,8 @@ var g governor
 
 // Start puts the process on one processor until its panes get busy and
 // returns a function that stops the governor and gives the process its
-// processors back; onChange (if not nil) is told every change after the
-// first, with the processors the process runs on from then. It does
+// processors back; onChange (if not nil) is told every change, the first
+// included, with the processors the process runs on from then. It does
 // nothing (and stop nothing) when GOMAXPROCS is set in the environment or
 // the process has one processor anyway.
 func Start(onChange func(procs int)) (stop func()) {
@@ -88,6 +88,7 @@ func start(high int, onChange func(int)) func() {
 	g.winStart.Store(0)
 	g.winBytes.Store(0)
 	runtime.GOMAXPROCS(1)
+	g.onChange(1)
 	g.on.Store(true)
 	g.mu.Unlock()
 	return func() {
@@ -104,12 +105,17 @@ func start(high int, onChange func(int)) func() {
 	}
 }
 
-// Note records n bytes of pane output read at now. Once a window's output
-// goes over busyBytes the process gets all its processors.
-func Note(n int, now time.Time) {
-	if !g.on.Load() {
-		return
+// Note records n bytes of pane output read just now. Once a window's
+// output goes over busyBytes the process gets all its processors. With
+// the governor off (every process but the engine's) it is one atomic load.
+func Note(n int) {
+	if g.on.Load() {
+		note(n, time.Now())
 	}
+}
+
+// note is Note at now.
+func note(n int, now time.Time) {
 	t := now.UnixNano()
 	if ws := g.winStart.Load(); t-ws >= int64(window) && g.winStart.CompareAndSwap(ws, t) {
 		g.winBytes.Store(0)

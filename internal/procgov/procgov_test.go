@@ -31,7 +31,7 @@ func TestQuietNarrowBusyWide(t *testing.T) {
 	// Quiet output: many small reads, under busyBytes a window.
 	now := time.Now()
 	for i := range 100 {
-		Note(1024, now.Add(time.Duration(i)*window))
+		note(1024, now.Add(time.Duration(i)*window))
 	}
 	if Wide() || procs() != 1 {
 		t.Fatalf("1 KB a window made it wide (GOMAXPROCS %d)", procs())
@@ -39,12 +39,12 @@ func TestQuietNarrowBusyWide(t *testing.T) {
 	// A flood: busyBytes within one window.
 	now = time.Now()
 	for i := range 64 {
-		Note(busyBytes/64, now.Add(time.Duration(i)*time.Millisecond))
+		note(busyBytes/64, now.Add(time.Duration(i)*time.Millisecond))
 	}
 	testenv.Wait(t, "all four processors under a flood", 10*time.Second, func() bool { return Wide() && procs() == 4 })
 	// Still flooding: it stays wide past calm.
 	for range 3 {
-		Note(busyBytes, time.Now())
+		Note(busyBytes)
 		time.Sleep(calm / 2) // the flood's pace, not a wait for an effect
 		if !Wide() {
 			t.Fatal("went back to one processor while output still flooded in")
@@ -52,19 +52,19 @@ func TestQuietNarrowBusyWide(t *testing.T) {
 	}
 	testenv.Wait(t, "one processor once output stayed quiet for calm", 10*time.Second, func() bool { return !Wide() && procs() == 1 })
 	// A second flood widens again.
-	Note(busyBytes, time.Now().Add(time.Hour))
+	note(busyBytes, time.Now().Add(time.Hour))
 	testenv.Wait(t, "all processors again", 10*time.Second, func() bool { return Wide() && procs() == 4 })
 	stop()
 	if got := procs(); got != 4 || Wide() {
 		t.Fatalf("stopped: GOMAXPROCS %d (wide %v), want 4", got, Wide())
 	}
 	mu.Lock()
-	if want := []int{4, 1, 4}; !slices.Equal(told, want) {
+	if want := []int{1, 4, 1, 4}; !slices.Equal(told, want) {
 		t.Errorf("told of the changes %v, want %v", told, want)
 	}
 	mu.Unlock()
 	// Stopped, output changes nothing.
-	Note(busyBytes, time.Now().Add(2*time.Hour))
+	Note(busyBytes)
 	runtime.Gosched()
 	if Wide() {
 		t.Fatal("a stopped governor widened")
